@@ -1,0 +1,118 @@
+package io.rdmaverbs.verbs;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.rdmaverbs.verbs.provider.CompChannelHandle;
+import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.VerbsProvider;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A completion channel ({@code struct ibv_comp_channel}, seed 001): a file descriptor through which
+ * completion events of its CQs arrive. {@code ibv_destroy_comp_channel} fails with {@code EBUSY}
+ * while any CQ is still associated with it.
+ *
+ * <p>Waiting is done in short slices, so a thread blocked in {@link #awaitEvent(Duration)} notices a
+ * close within {@value #WAIT_SLICE_MILLIS} ms and leaves with {@link ResourceClosedException}: closing
+ * the channel (or shutting down the application) stops its waiters first.
+ */
+public final class CompletionChannel extends VerbsResource {
+
+    /** The longest a waiter stays in native code before it looks at the channel's state again. */
+    static final long WAIT_SLICE_MILLIS = 100;
+
+    final CompChannelHandle handle;
+    private final VerbsProvider provider;
+    private final DeviceContext context;
+    /**
+     * Held while reading an event and while a CQ of this channel is destroyed, so that no event is
+     * read between a CQ's last acknowledgement and its {@code ibv_destroy_cq} (which would then wait
+     * forever for that event's ack).
+     */
+    final ReentrantLock eventLock = new ReentrantLock();
+
+    CompletionChannel(DeviceContext context, CompChannelHandle handle, @Nullable String name) {
+        super(context.verbs, ResourceKind.COMPLETION_CHANNEL, List.of(context), name);
+        this.handle = handle;
+        this.provider = context.verbs.provider();
+        this.context = context;
+    }
+
+    @Override
+    public DeviceContext context() {
+        return context;
+    }
+
+    /** The channel's file descriptor. */
+    public int fd() {
+        return handle.fd();
+    }
+
+    /**
+     * Waits up to {@code timeout} for a completion event ({@code ibv_get_cq_event}). The returned CQ
+     * has one more unacknowledged event: acknowledge it with {@link CompletionQueue#acknowledgeEvents(int)}
+     * (its destroy blocks forever otherwise), then re-arm it and poll it.
+     *
+     * @return the CQ the event is for, or empty on timeout
+     * @throws ResourceClosedException once the channel is being closed
+     */
+    public Optional<CompletionQueue> awaitEvent(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        do {
+            long remainingMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+            long slice = Math.min(remainingMillis, WAIT_SLICE_MILLIS);
+            enter();
+            try {
+                if (!eventLock.tryLock(slice, TimeUnit.MILLISECONDS)) {
+                    continue;
+                }
+                try {
+                    CqHandle cqHandle = provider.getCqEvent(handle, slice);
+                    if (cqHandle != null) {
+                        if (!(verbs.resourceOf(cqHandle) instanceof CompletionQueue cq)) {
+                            throw new IllegalStateException(ref() + " delivered an event for a CQ the graph does not know: "
+                                    + cqHandle.describe());
+                        }
+                        cq.eventDelivered();
+                        return Optional.of(cq);
+                    }
+                } finally {
+                    eventLock.unlock();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            } catch (VerbsException e) {
+                throw e.about(ref().toString());
+            } finally {
+                exit();
+            }
+        } while (System.nanoTime() < deadline);
+        return Optional.empty();
+    }
+
+    /** The number of threads waiting in {@link #awaitEvent(Duration)} now. */
+    public int waiters() {
+        return inFlight();
+    }
+
+    @Override
+    public Map<String, Object> details() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("fd", handle.fd());
+        m.put("waiters", waiters());
+        return m;
+    }
+
+    @Override
+    void release() {
+        provider.destroyCompChannel(handle);
+    }
+}

@@ -1,0 +1,202 @@
+package io.rdmaverbs.verbs;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.rdmaverbs.verbs.StuckReference.Cause;
+import io.rdmaverbs.verbs.StuckReference.Consequence;
+import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.VerbsProvider;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A completion queue ({@code struct ibv_cq}). {@code ibv_destroy_cq} fails with {@code EBUSY} while a
+ * QP or SRQ uses it, and blocks forever while completion events taken from its channel are not
+ * acknowledged: the graph counts those events and never lets a destroy run into that.
+ */
+public final class CompletionQueue extends VerbsResource {
+
+    final CqHandle handle;
+    private final VerbsProvider provider;
+    private final DeviceContext context;
+    private final @Nullable CompletionChannel channel;
+    private final int compVector;
+    private final AtomicInteger unacknowledged = new AtomicInteger();
+    /** Set by a cascade close: events that arrive while it runs are acknowledged, not refused. */
+    private volatile boolean cascading;
+
+    CompletionQueue(DeviceContext context, CqHandle handle, @Nullable CompletionChannel channel, int compVector,
+            @Nullable String name) {
+        super(context.verbs, ResourceKind.COMPLETION_QUEUE,
+                channel == null ? List.of(context) : List.of(context, channel), name);
+        this.handle = handle;
+        this.provider = context.verbs.provider();
+        this.context = context;
+        this.channel = channel;
+        this.compVector = compVector;
+    }
+
+    @Override
+    public DeviceContext context() {
+        return context;
+    }
+
+    public @Nullable CompletionChannel channel() {
+        return channel;
+    }
+
+    /** The actual number of entries (at least what was asked for). */
+    public int capacity() {
+        return handle.capacity();
+    }
+
+    public int compVector() {
+        return compVector;
+    }
+
+    /** A buffer of {@code capacity} completions to {@link #poll} into; one per polling thread. */
+    public WorkCompletions newWorkCompletions(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("a completion buffer needs at least one entry, asked for " + capacity);
+        }
+        return provider.newWorkCompletions(capacity);
+    }
+
+    /**
+     * {@code ibv_poll_cq}: takes up to {@code completions.capacity()} completions. Allocates nothing.
+     *
+     * @return how many entries of {@code completions} are now valid
+     */
+    public int poll(WorkCompletions completions) {
+        enter();
+        try {
+            return provider.pollCq(handle, completions, completions.capacity());
+        } finally {
+            exit();
+        }
+    }
+
+    /** {@code ibv_req_notify_cq}: the next (solicited) completion raises an event on the channel. */
+    public void requestNotification(boolean solicitedOnly) {
+        enter();
+        try {
+            provider.reqNotifyCq(handle, solicitedOnly);
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
+    /** Completion events taken from the channel for this CQ and not yet acknowledged. */
+    public int unacknowledgedEvents() {
+        return unacknowledged.get();
+    }
+
+    /**
+     * {@code ibv_ack_cq_events}. Acknowledging more than were delivered is refused: libibverbs would
+     * count them and make the CQ's destroy wait forever.
+     */
+    public void acknowledgeEvents(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("acknowledge at least one event, asked for " + count);
+        }
+        enter();
+        try {
+            takeUnacknowledged(count);
+            provider.ackCqEvents(handle, count);
+        } finally {
+            exit();
+        }
+    }
+
+    private void takeUnacknowledged(int count) {
+        for (;;) {
+            int n = unacknowledged.get();
+            if (count > n) {
+                throw new IllegalArgumentException(ref() + " has " + n + " unacknowledged event(s); cannot acknowledge "
+                        + count);
+            }
+            if (unacknowledged.compareAndSet(n, n - count)) {
+                return;
+            }
+        }
+    }
+
+    void eventDelivered() {
+        unacknowledged.incrementAndGet();
+    }
+
+    @Override
+    void ownStuckReferences(ResourceRef self, List<StuckReference> out) {
+        int n = unacknowledged.get();
+        if (n > 0) {
+            out.add(new StuckReference(self, ResourceKind.COMPLETION_QUEUE.releaseVerb(), Consequence.BLOCKS_FOREVER,
+                    null, Cause.UNACKNOWLEDGED_CQ_EVENTS, channel == null ? null : channel.ref(), null,
+                    self + " has " + n + " completion event(s) not acknowledged (ibv_ack_cq_events): "
+                            + "ibv_destroy_cq would block forever"));
+        }
+    }
+
+    @Override
+    List<String> cascadePreparations() {
+        List<String> out = new ArrayList<>(super.cascadePreparations());
+        int n = unacknowledged.get();
+        if (n > 0) {
+            out.add("acknowledge " + n + " completion event(s)");
+        }
+        return out;
+    }
+
+    @Override
+    void prepareCascade() {
+        cascading = true;
+        acknowledgeAll();
+    }
+
+    private void acknowledgeAll() {
+        int n = unacknowledged.getAndSet(0);
+        if (n > 0) {
+            provider.ackCqEvents(handle, n);
+        }
+    }
+
+    @Override
+    public Map<String, Object> details() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("entries", capacity());
+        m.put("compVector", compVector);
+        m.put("channel", channel == null ? "none" : channel.name());
+        m.put("unacknowledgedEvents", unacknowledged.get());
+        return m;
+    }
+
+    @Override
+    void release() {
+        if (channel == null) {
+            provider.destroyCq(handle);
+            return;
+        }
+        // No event may be read for this CQ between the check below and the destroy.
+        channel.eventLock.lock();
+        try {
+            if (cascading) {
+                acknowledgeAll();
+            }
+            int n = unacknowledged.get();
+            if (n > 0) {
+                throw new VerbsException("ibv_destroy_cq", ref().toString(), Errno.EBUSY, n
+                        + " completion event(s) arrived while closing and are not acknowledged; acknowledge them "
+                        + "and close again (destroying now would block forever)");
+            }
+            provider.destroyCq(handle);
+        } finally {
+            cascading = false;
+            channel.eventLock.unlock();
+        }
+    }
+}

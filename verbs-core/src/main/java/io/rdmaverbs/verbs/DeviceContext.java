@@ -1,0 +1,271 @@
+package io.rdmaverbs.verbs;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import io.rdmaverbs.verbs.attr.DeviceAttributes;
+import io.rdmaverbs.verbs.attr.DeviceInfo;
+import io.rdmaverbs.verbs.attr.Gid;
+import io.rdmaverbs.verbs.attr.OpenFlags;
+import io.rdmaverbs.verbs.attr.PortAttributes;
+import io.rdmaverbs.verbs.provider.AsyncEventRecord;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.VerbsProvider;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An open device ({@code struct ibv_context}): the parent of every other resource. Its release,
+ * {@code ibv_close_device}, does not release what was created under it (seed 001), so the graph
+ * refuses a strict close while anything is open.
+ */
+public final class DeviceContext extends VerbsResource {
+
+    final ContextHandle handle;
+    private final VerbsProvider provider;
+    private final DeviceInfo device;
+    private final DeviceAttributes attributes;
+
+    DeviceContext(Verbs verbs, DeviceInfo device, ContextHandle handle, DeviceAttributes attributes,
+            @Nullable String name) {
+        super(verbs, ResourceKind.DEVICE_CONTEXT, List.of(), name != null ? name : device.name());
+        this.handle = handle;
+        this.provider = verbs.provider();
+        this.device = device;
+        this.attributes = attributes;
+    }
+
+    @Override
+    public DeviceContext context() {
+        return this;
+    }
+
+    public DeviceInfo device() {
+        return device;
+    }
+
+    /** {@code ibv_query_device}, as read when the device was opened. */
+    public DeviceAttributes attributes() {
+        return attributes;
+    }
+
+    public boolean supportsXrc() {
+        return attributes.supportsXrc();
+    }
+
+    /** {@code ibv_query_port}. */
+    public PortAttributes queryPort(int port) {
+        checkPort(port);
+        enter();
+        try {
+            return provider.queryPort(handle, port);
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
+    /** {@code ibv_query_gid}. */
+    public Gid queryGid(int port, int index) {
+        checkPort(port);
+        if (index < 0) {
+            throw new IllegalArgumentException("GID index must be >= 0, was " + index);
+        }
+        enter();
+        try {
+            return provider.queryGid(handle, port, index);
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
+    void checkPort(int port) {
+        if (port < 1 || port > attributes.physPortCount()) {
+            throw new IllegalArgumentException("port " + port + " does not exist on " + device.name()
+                    + ": ports are 1.." + attributes.physPortCount());
+        }
+    }
+
+    // ---- creation verbs -------------------------------------------------------------------------
+
+    /** {@code ibv_alloc_pd}. */
+    public ProtectionDomain allocateProtectionDomain() {
+        return allocateProtectionDomain(null);
+    }
+
+    public ProtectionDomain allocateProtectionDomain(@Nullable String name) {
+        return verbs.create(this, List.of(this),
+                () -> new ProtectionDomain(this, provider.allocPd(handle), name));
+    }
+
+    /**
+     * {@code ibv_open_xrcd} (seed 000): open or create the XRC domain named by a file's inode, shared
+     * with every process (and context) that opens the same file, or a private one.
+     */
+    public XrcDomain openXrcDomain(XrcDomainOptions options) {
+        return openXrcDomain(options, null);
+    }
+
+    public XrcDomain openXrcDomain(XrcDomainOptions options, @Nullable String name) {
+        Objects.requireNonNull(options, "options");
+        int oflags = (options.create() ? OpenFlags.CREATE : 0) | (options.exclusive() ? OpenFlags.EXCLUSIVE : 0);
+        return verbs.create(this, List.of(this), () -> {
+            int fd = options.file() == null ? -1 : provider.openFile(options.file(), options.create());
+            try {
+                return new XrcDomain(this, openXrcd(fd, oflags), options, name);
+            } finally {
+                if (fd >= 0) {
+                    // The kernel holds the inode from here on; the descriptor is no longer needed.
+                    provider.closeFile(fd);
+                }
+            }
+        });
+    }
+
+    /**
+     * {@code ibv_open_xrcd} on a descriptor the caller owns (and keeps: it is not closed here).
+     *
+     * @param fd an open descriptor naming the domain's inode, or -1
+     * @param oflags {@link OpenFlags} bits
+     */
+    public XrcDomain openXrcDomain(int fd, int oflags, @Nullable String name) {
+        if ((oflags & ~(OpenFlags.CREATE | OpenFlags.EXCLUSIVE)) != 0) {
+            throw new IllegalArgumentException("ibv_open_xrcd understands only O_CREAT and O_EXCL, got oflags 0"
+                    + Integer.toOctalString(oflags));
+        }
+        XrcDomainOptions options = new XrcDomainOptions(null, (oflags & OpenFlags.CREATE) != 0,
+                (oflags & OpenFlags.EXCLUSIVE) != 0);
+        return verbs.create(this, List.of(this), () -> new XrcDomain(this, openXrcd(fd, oflags), options, name));
+    }
+
+    private io.rdmaverbs.verbs.provider.XrcdHandle openXrcd(int fd, int oflags) {
+        try {
+            return provider.openXrcd(handle, fd, oflags);
+        } catch (VerbsException e) {
+            if (Errno.EOPNOTSUPP.equals(e.errno())) {
+                throw new VerbsException(e.verb(), e.resource(), e.errno(), "device " + device.name()
+                        + " has no XRC support (IBV_DEVICE_XRC is not set; soft-RoCE rxe never has it): "
+                        + "use a device that supports XRC, or RC queue pairs with an SRQ instead", e);
+            }
+            throw e;
+        }
+    }
+
+    /** {@code ibv_create_comp_channel}. */
+    public CompletionChannel createCompletionChannel() {
+        return createCompletionChannel(null);
+    }
+
+    public CompletionChannel createCompletionChannel(@Nullable String name) {
+        return verbs.create(this, List.of(this),
+                () -> new CompletionChannel(this, provider.createCompChannel(handle), name));
+    }
+
+    /** {@code ibv_create_cq} without a completion channel, on vector 0. */
+    public CompletionQueue createCompletionQueue(int entries) {
+        return createCompletionQueue(entries, null, 0, null);
+    }
+
+    /**
+     * {@code ibv_create_cq}.
+     *
+     * @param entries at least this many entries, 1..{@code max_cqe}
+     * @param channel where completion events go, or {@code null}
+     * @param compVector 0..{@code num_comp_vectors - 1}
+     */
+    public CompletionQueue createCompletionQueue(int entries, @Nullable CompletionChannel channel, int compVector,
+            @Nullable String name) {
+        if (entries < 1 || entries > attributes.maxCqe()) {
+            throw new IllegalArgumentException("a CQ on " + device.name() + " holds 1.." + attributes.maxCqe()
+                    + " entries (max_cqe), asked for " + entries);
+        }
+        if (compVector < 0 || compVector >= attributes.numCompVectors()) {
+            throw new IllegalArgumentException("completion vector " + compVector + " does not exist on "
+                    + device.name() + ": vectors are 0.." + (attributes.numCompVectors() - 1));
+        }
+        if (channel != null) {
+            requireSameContext(channel, "completion channel");
+        }
+        List<VerbsResource> guards = channel == null ? List.of(this) : List.of(this, channel);
+        return verbs.create(this, guards, () -> new CompletionQueue(this,
+                provider.createCq(handle, entries, channel == null ? null : channel.handle, compVector), channel,
+                compVector, name));
+    }
+
+    // ---- async events ---------------------------------------------------------------------------
+
+    /**
+     * Waits up to {@code timeout} for an async event ({@code ibv_get_async_event}, acknowledged at once).
+     * Returns empty on timeout, and throws {@link ResourceClosedException} once the context is closing,
+     * so a reader thread stops at shutdown.
+     */
+    public Optional<AsyncEvent> awaitAsyncEvent(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        do {
+            long remainingMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+            AsyncEventRecord record;
+            enter();
+            try {
+                record = provider.getAsyncEvent(handle, Math.min(remainingMillis, CompletionChannel.WAIT_SLICE_MILLIS));
+            } catch (VerbsException e) {
+                throw e.about(ref().toString());
+            } finally {
+                exit();
+            }
+            if (record != null) {
+                VerbsResource element = verbs.resourceOf(record.element());
+                AsyncEvent event = new AsyncEvent(record.type(), ref(), record.port(),
+                        element == null ? null : element.ref(), Instant.now());
+                verbs.fireAsyncEvent(event);
+                return Optional.of(event);
+            }
+        } while (System.nanoTime() < deadline);
+        return Optional.empty();
+    }
+
+    void requireSameContext(VerbsResource other, String what) {
+        if (other.verbs != verbs) {
+            throw new IllegalArgumentException("the " + what + " " + other.ref()
+                    + " belongs to another resource graph (provider " + other.verbs.provider().name() + ")");
+        }
+        if (other.context() != this) {
+            throw new IllegalArgumentException("the " + what + " " + other.ref() + " belongs to device context "
+                    + other.context().ref() + ", not " + ref());
+        }
+        other.checkOpen();
+    }
+
+    @Override
+    public Map<String, Object> details() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("device", device.name());
+        m.put("guid", device.guidHex());
+        m.put("nodeType", device.nodeType().name());
+        m.put("ports", attributes.physPortCount());
+        m.put("xrc", attributes.supportsXrc());
+        m.put("maxCqe", attributes.maxCqe());
+        m.put("numCompVectors", attributes.numCompVectors());
+        return m;
+    }
+
+    /** ibv_close_device succeeds with resources open: they leak rather than fail it. */
+    @Override
+    StuckReference dependentReference(ResourceRef self, VerbsResource d) {
+        return new StuckReference(self, ResourceKind.DEVICE_CONTEXT.releaseVerb(), StuckReference.Consequence.LEAKS,
+                null, StuckReference.Cause.DEPENDENT_RESOURCE, d.ref(), null,
+                self + " still has " + d.ref() + " open: ibv_close_device does not release it (it would leak)");
+    }
+
+    @Override
+    void release() {
+        provider.closeDevice(handle);
+    }
+}

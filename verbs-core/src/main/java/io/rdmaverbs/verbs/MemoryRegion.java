@@ -1,0 +1,90 @@
+package io.rdmaverbs.verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.provider.MrHandle;
+import io.rdmaverbs.verbs.provider.VerbsProvider;
+
+import org.jspecify.annotations.Nullable;
+
+/** A registered memory region ({@code struct ibv_mr}); it keeps its protection domain busy. */
+public final class MemoryRegion extends VerbsResource {
+
+    final MrHandle handle;
+    private final VerbsProvider provider;
+    private final ProtectionDomain pd;
+    private final MemorySegment segment;
+    private final EnumSet<AccessFlag> access = EnumSet.noneOf(AccessFlag.class);
+    private final @Nullable Arena ownedMemory;
+
+    MemoryRegion(ProtectionDomain pd, MrHandle handle, MemorySegment segment, Set<AccessFlag> access,
+            @Nullable Arena ownedMemory, @Nullable String name) {
+        super(pd.verbs, ResourceKind.MEMORY_REGION, List.of(pd), name);
+        this.handle = handle;
+        this.provider = pd.verbs.provider();
+        this.pd = pd;
+        this.segment = segment;
+        this.access.addAll(access);
+        this.ownedMemory = ownedMemory;
+    }
+
+    @Override
+    public DeviceContext context() {
+        return pd.context();
+    }
+
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /** The registered memory. Do not use it after the region is closed if the region owned it. */
+    public MemorySegment segment() {
+        checkOpen();
+        return segment;
+    }
+
+    public int lkey() {
+        return handle.lkey();
+    }
+
+    public int rkey() {
+        return handle.rkey();
+    }
+
+    public long address() {
+        return handle.address();
+    }
+
+    public long length() {
+        return handle.length();
+    }
+
+    public Set<AccessFlag> access() {
+        return EnumSet.copyOf(access);
+    }
+
+    @Override
+    public Map<String, Object> details() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("length", length());
+        m.put("lkey", lkey());
+        m.put("rkey", rkey());
+        m.put("access", access.toString());
+        return m;
+    }
+
+    @Override
+    void release() {
+        provider.deregMr(handle);
+        if (ownedMemory != null) {
+            ownedMemory.close();
+        }
+    }
+}

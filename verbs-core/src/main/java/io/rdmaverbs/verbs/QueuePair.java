@@ -1,0 +1,279 @@
+package io.rdmaverbs.verbs;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.attr.AddressVector;
+import io.rdmaverbs.verbs.attr.Gid;
+import io.rdmaverbs.verbs.attr.Mtu;
+import io.rdmaverbs.verbs.attr.QpAttributes;
+import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.QpModification;
+import io.rdmaverbs.verbs.attr.QpState;
+import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.provider.QpHandle;
+import io.rdmaverbs.verbs.provider.VerbsProvider;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A queue pair ({@code struct ibv_qp}, seed 000). {@code ibv_destroy_qp} fails with {@code EBUSY}
+ * while the QP is attached to a multicast group; an XRC receive QP's destroy only unregisters this
+ * process (the QP lives until its last registration goes).
+ */
+public final class QueuePair extends VerbsResource {
+
+    final QpHandle handle;
+    private final VerbsProvider provider;
+    private final DeviceContext context;
+    private final @Nullable ProtectionDomain pd;
+    private final @Nullable XrcDomain xrcd;
+    private final @Nullable CompletionQueue sendCq;
+    private final @Nullable CompletionQueue recvCq;
+    private final @Nullable SharedReceiveQueue srq;
+    private volatile QpState state = QpState.RESET;
+
+    QueuePair(DeviceContext context, @Nullable ProtectionDomain pd, @Nullable XrcDomain xrcd,
+            @Nullable CompletionQueue sendCq, @Nullable CompletionQueue recvCq, @Nullable SharedReceiveQueue srq,
+            QpHandle handle, @Nullable String name) {
+        super(context.verbs, ResourceKind.QUEUE_PAIR, parents(context, pd, xrcd, sendCq, recvCq, srq), name);
+        this.handle = handle;
+        this.provider = context.verbs.provider();
+        this.context = context;
+        this.pd = pd;
+        this.xrcd = xrcd;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.srq = srq;
+    }
+
+    private static List<VerbsResource> parents(DeviceContext context, @Nullable VerbsResource... others) {
+        List<VerbsResource> p = new ArrayList<>();
+        p.add(context);
+        for (VerbsResource r : others) {
+            if (r != null && !p.contains(r)) {
+                p.add(r);
+            }
+        }
+        return p;
+    }
+
+    @Override
+    public DeviceContext context() {
+        return context;
+    }
+
+    public int qpNum() {
+        return handle.qpNum();
+    }
+
+    public QpType type() {
+        return handle.type();
+    }
+
+    /** The capabilities the provider granted. */
+    public QpCapabilities capabilities() {
+        return handle.capabilities();
+    }
+
+    /** The state after the last successful {@link #modify}; {@link #query()} asks the device. */
+    public QpState state() {
+        return state;
+    }
+
+    public @Nullable ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    public @Nullable XrcDomain xrcDomain() {
+        return xrcd;
+    }
+
+    public @Nullable CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    public @Nullable CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    public @Nullable SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    // ---- state transitions ----------------------------------------------------------------------
+
+    /** {@code ibv_modify_qp}. */
+    public void modify(QpModification modification) {
+        Objects.requireNonNull(modification, "modification");
+        if (modification.has(io.rdmaverbs.verbs.attr.QpAttributeMask.PORT)) {
+            context.checkPort(modification.port());
+        }
+        AddressVector av = modification.addressVector();
+        if (av != null) {
+            context.checkPort(av.portNumber());
+        }
+        enter();
+        try {
+            provider.modifyQp(handle, modification);
+            state = modification.state();
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
+    /** RESET→INIT on {@code port}: UD QPs get {@link #DEFAULT_QKEY}, others {@code remoteAccess}. */
+    public void toInit(int port, Set<AccessFlag> remoteAccess) {
+        modify(type() == QpType.UD
+                ? QpModification.initDatagram(port, 0, DEFAULT_QKEY)
+                : QpModification.init(port, 0, remoteAccess));
+    }
+
+    /** The Q_Key {@link #toInit} gives UD QPs. */
+    public static final int DEFAULT_QKEY = 0x11111111;
+
+    /** INIT→RTR towards {@code remoteQpNum} at {@code path} (UD: no path needed, pass {@code null}). */
+    public void toReadyToReceive(@Nullable AddressVector path, int remoteQpNum, int remotePsn, Mtu mtu) {
+        if (type() == QpType.UD) {
+            modify(QpModification.readyToReceiveDatagram());
+            return;
+        }
+        modify(QpModification.readyToReceive(Objects.requireNonNull(path, "path"), remoteQpNum, remotePsn, mtu));
+    }
+
+    /** RTR→RTS with send PSN {@code localPsn}. */
+    public void toReadyToSend(int localPsn) {
+        modify(type() == QpType.UD || type() == QpType.UC
+                ? QpModification.readyToSendDatagram(localPsn)
+                : QpModification.readyToSend(localPsn));
+    }
+
+    /** {@code ibv_query_qp}. */
+    public QpAttributes query() {
+        enter();
+        try {
+            QpAttributes a = provider.queryQp(handle);
+            state = a.state();
+            return a;
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
+    // ---- work requests --------------------------------------------------------------------------
+
+    /** A reusable send request with room for {@code maxSge} entries; one per posting thread. */
+    public SendRequest newSendRequest(int maxSge) {
+        if (maxSge < 1 || maxSge > Math.max(1, capabilities().maxSendSge())) {
+            throw new IllegalArgumentException(ref() + " sends with 1.." + capabilities().maxSendSge()
+                    + " scatter/gather entries, asked for " + maxSge);
+        }
+        return new SendRequest(provider.newSendWr(maxSge));
+    }
+
+    /** A reusable receive request with room for {@code maxSge} entries; one per posting thread. */
+    public ReceiveRequest newReceiveRequest(int maxSge) {
+        if (maxSge < 1 || maxSge > Math.max(1, capabilities().maxRecvSge())) {
+            throw new IllegalArgumentException(ref() + " receives with 1.." + capabilities().maxRecvSge()
+                    + " scatter/gather entries, asked for " + maxSge);
+        }
+        return new ReceiveRequest(provider.newRecvWr(maxSge));
+    }
+
+    /** {@code ibv_post_send}. Allocates nothing. */
+    public void postSend(SendRequest request) {
+        enter();
+        try {
+            request.checkPostable(context);
+            provider.postSend(handle, request.wr());
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
+    /** {@code ibv_post_recv}. Allocates nothing. */
+    public void postReceive(ReceiveRequest request) {
+        if (srq != null) {
+            throw new IllegalStateException(ref() + " receives through " + srq.ref() + ": post receives there");
+        }
+        enter();
+        try {
+            request.checkPostable(context);
+            provider.postRecv(handle, request.wr());
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
+    // ---- multicast ------------------------------------------------------------------------------
+
+    /**
+     * {@code ibv_attach_mcast}: the QP (UD) receives datagrams sent to {@code group}. While attached,
+     * the QP cannot be destroyed; close the attachment ({@code ibv_detach_mcast}) first.
+     */
+    public MulticastAttachment attachMulticast(Gid group, int lid, @Nullable String name) {
+        Objects.requireNonNull(group, "group");
+        if (!group.isMulticast()) {
+            throw new IllegalArgumentException(group + " is not a multicast GID (ff00::/8)");
+        }
+        if (type() != QpType.UD) {
+            throw new IllegalArgumentException("only UD queue pairs join multicast groups; " + ref() + " is " + type());
+        }
+        if (lid < 0 || lid > 0xffff) {
+            throw new IllegalArgumentException("a LID is 0..65535, got " + lid);
+        }
+        return verbs.create(this, List.of(this), () -> {
+            provider.attachMcast(handle, group, lid);
+            return new MulticastAttachment(this, group, lid, name);
+        });
+    }
+
+    void detachMulticast(Gid group, int lid) {
+        provider.detachMcast(handle, group, lid);
+    }
+
+    @Override
+    public Map<String, Object> details() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("qpNum", qpNum());
+        m.put("type", type().name());
+        m.put("state", state.name());
+        QpCapabilities c = capabilities();
+        m.put("maxSendWr", c.maxSendWr());
+        m.put("maxRecvWr", c.maxRecvWr());
+        if (sendCq != null) {
+            m.put("sendCq", sendCq.name());
+        }
+        if (recvCq != null) {
+            m.put("recvCq", recvCq.name());
+        }
+        if (srq != null) {
+            m.put("srq", srq.name());
+        }
+        return m;
+    }
+
+    @Override
+    void release() {
+        provider.destroyQp(handle);
+    }
+
+    /** Remote access an RC QP is usually given. */
+    public static Set<AccessFlag> remoteReadWrite() {
+        return EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE);
+    }
+}

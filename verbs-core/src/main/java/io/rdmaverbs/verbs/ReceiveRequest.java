@@ -1,0 +1,86 @@
+package io.rdmaverbs.verbs;
+
+import java.util.Arrays;
+
+import io.rdmaverbs.verbs.provider.RecvWr;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A reusable receive work request ({@code struct ibv_recv_wr}) for {@link QueuePair#postReceive} or
+ * {@link SharedReceiveQueue#postReceive}; posting allocates nothing. Not thread-safe.
+ */
+public final class ReceiveRequest implements AutoCloseable {
+
+    private final RecvWr wr;
+    private final @Nullable MemoryRegion[] regions;
+    private boolean closed;
+
+    ReceiveRequest(RecvWr wr) {
+        this.wr = wr;
+        this.regions = new MemoryRegion[wr.maxSge()];
+    }
+
+    public ReceiveRequest wrId(long id) {
+        wr.wrId(id);
+        return this;
+    }
+
+    public long wrId() {
+        return wr.wrId();
+    }
+
+    /** Sets entry {@code index} to {@code length} bytes at {@code offset} of {@code region}. */
+    public ReceiveRequest segment(int index, MemoryRegion region, long offset, int length) {
+        SendRequest.checkSegment(index, region, offset, length, regions.length);
+        wr.sge(index, region.address() + offset, length, region.lkey());
+        regions[index] = region;
+        return this;
+    }
+
+    public ReceiveRequest segments(int count) {
+        if (count < 0 || count > regions.length) {
+            throw new IllegalArgumentException("this request has room for 0.." + regions.length + " entries, asked for "
+                    + count);
+        }
+        wr.sgeCount(count);
+        return this;
+    }
+
+    /** One entry: {@code length} bytes at {@code offset} of {@code region}. */
+    public ReceiveRequest single(MemoryRegion region, long offset, int length) {
+        return segment(0, region, offset, length).segments(1);
+    }
+
+    public ReceiveRequest clear() {
+        wr.clear();
+        Arrays.fill(regions, null);
+        return this;
+    }
+
+    RecvWr wr() {
+        return wr;
+    }
+
+    void checkPostable(DeviceContext context) {
+        if (closed) {
+            throw new IllegalStateException("this receive request was closed");
+        }
+        int n = wr.sgeCount();
+        for (int i = 0; i < n; i++) {
+            MemoryRegion r = regions[i];
+            if (r == null) {
+                throw new IllegalStateException("scatter/gather entry " + i + " was not set");
+            }
+            SendRequest.checkRegion(r, context);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            wr.close();
+        }
+    }
+}

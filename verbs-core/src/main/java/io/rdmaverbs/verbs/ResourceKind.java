@@ -1,0 +1,44 @@
+package io.rdmaverbs.verbs;
+
+/** The kinds of resource in the graph, with the verb that releases each. */
+public enum ResourceKind {
+    DEVICE_CONTEXT("ibv_close_device"),
+    PROTECTION_DOMAIN("ibv_dealloc_pd"),
+    XRC_DOMAIN("ibv_close_xrcd"),
+    COMPLETION_CHANNEL("ibv_destroy_comp_channel"),
+    COMPLETION_QUEUE("ibv_destroy_cq"),
+    SHARED_RECEIVE_QUEUE("ibv_destroy_srq"),
+    QUEUE_PAIR("ibv_destroy_qp"),
+    XRC_RECEIVE_QP_REGISTRATION("ibv_destroy_qp"),
+    MEMORY_REGION("ibv_dereg_mr"),
+    ADDRESS_HANDLE("ibv_destroy_ah"),
+    MULTICAST_ATTACHMENT("ibv_detach_mcast");
+
+    private final String releaseVerb;
+
+    ResourceKind(String releaseVerb) {
+        this.releaseVerb = releaseVerb;
+    }
+
+    /** The libibverbs call that releases a resource of this kind. */
+    public String releaseVerb() {
+        return releaseVerb;
+    }
+
+    /** A short lower-case label used in default names: {@code pd}, {@code cq}, {@code qp}. */
+    public String shortName() {
+        return switch (this) {
+            case DEVICE_CONTEXT -> "ctx";
+            case PROTECTION_DOMAIN -> "pd";
+            case XRC_DOMAIN -> "xrcd";
+            case COMPLETION_CHANNEL -> "channel";
+            case COMPLETION_QUEUE -> "cq";
+            case SHARED_RECEIVE_QUEUE -> "srq";
+            case QUEUE_PAIR -> "qp";
+            case XRC_RECEIVE_QP_REGISTRATION -> "xrc-rcv-qp";
+            case MEMORY_REGION -> "mr";
+            case ADDRESS_HANDLE -> "ah";
+            case MULTICAST_ATTACHMENT -> "mcast";
+        };
+    }
+}

@@ -1,0 +1,164 @@
+package io.rdmaverbs.verbs;
+
+import java.util.Objects;
+
+import io.rdmaverbs.verbs.attr.SendFlag;
+import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.provider.SendWr;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A reusable send work request ({@code struct ibv_send_wr}), built once and posted many times with
+ * {@link QueuePair#postSend}; posting allocates nothing. Scatter/gather entries name the
+ * {@link MemoryRegion} they point into, so bounds are checked when set and a region closed since is
+ * refused at post time, in Java. Not thread-safe: one request per posting thread.
+ */
+public final class SendRequest implements AutoCloseable {
+
+    private final SendWr wr;
+    private final @Nullable MemoryRegion[] regions;
+    private @Nullable AddressHandle addressHandle;
+    private boolean closed;
+
+    SendRequest(SendWr wr) {
+        this.wr = wr;
+        this.regions = new MemoryRegion[wr.maxSge()];
+        wr.opcode(SendOpcode.SEND);
+        wr.flags(SendFlag.SIGNALED);
+    }
+
+    public SendRequest wrId(long id) {
+        wr.wrId(id);
+        return this;
+    }
+
+    public SendRequest opcode(SendOpcode opcode) {
+        wr.opcode(Objects.requireNonNull(opcode, "opcode"));
+        return this;
+    }
+
+    /** {@link SendFlag} bits; {@link SendFlag#SIGNALED} by default. */
+    public SendRequest flags(int sendFlags) {
+        wr.flags(sendFlags);
+        return this;
+    }
+
+    /** Sets scatter/gather entry {@code index} to {@code length} bytes at {@code offset} of {@code region}. */
+    public SendRequest segment(int index, MemoryRegion region, long offset, int length) {
+        checkSegment(index, region, offset, length, regions.length);
+        wr.sge(index, region.address() + offset, length, region.lkey());
+        regions[index] = region;
+        return this;
+    }
+
+    /** How many entries (from 0) the request carries. */
+    public SendRequest segments(int count) {
+        if (count < 0 || count > regions.length) {
+            throw new IllegalArgumentException("this request has room for 0.." + regions.length + " entries, asked for "
+                    + count);
+        }
+        wr.sgeCount(count);
+        return this;
+    }
+
+    /** One entry: {@code length} bytes at {@code offset} of {@code region}. */
+    public SendRequest single(MemoryRegion region, long offset, int length) {
+        return segment(0, region, offset, length).segments(1);
+    }
+
+    /** Immediate data, host byte order (the provider sends it in network order). */
+    public SendRequest immediateData(int imm) {
+        wr.immediateData(imm);
+        return this;
+    }
+
+    /** The remote buffer of an RDMA write or read. */
+    public SendRequest remote(long remoteAddress, int rkey) {
+        wr.rdma(remoteAddress, rkey);
+        return this;
+    }
+
+    /** The destination of a UD send. */
+    public SendRequest datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
+        Objects.requireNonNull(ah, "ah");
+        ah.checkOpen();
+        wr.datagram(ah.handle, remoteQpn, remoteQkey);
+        this.addressHandle = ah;
+        return this;
+    }
+
+    /** The remote XRC SRQ an XRC send goes to. */
+    public SendRequest xrcRemoteSrqNum(int srqNum) {
+        wr.xrcRemoteSrqNum(srqNum);
+        return this;
+    }
+
+    public long wrId() {
+        return wr.wrId();
+    }
+
+    /** Resets everything to a signaled SEND with no entries. */
+    public SendRequest clear() {
+        wr.clear();
+        wr.opcode(SendOpcode.SEND);
+        wr.flags(SendFlag.SIGNALED);
+        java.util.Arrays.fill(regions, null);
+        addressHandle = null;
+        return this;
+    }
+
+    SendWr wr() {
+        return wr;
+    }
+
+    /** Refuses, in Java, a request whose regions or address handle were closed or belong elsewhere. */
+    void checkPostable(DeviceContext context) {
+        if (closed) {
+            throw new IllegalStateException("this send request was closed");
+        }
+        int n = wr.sgeCount();
+        for (int i = 0; i < n; i++) {
+            MemoryRegion r = regions[i];
+            if (r == null) {
+                throw new IllegalStateException("scatter/gather entry " + i + " was not set");
+            }
+            checkRegion(r, context);
+        }
+        AddressHandle ah = addressHandle;
+        if (ah != null) {
+            ah.checkOpen();
+            if (ah.context() != context) {
+                throw new IllegalArgumentException(ah.ref() + " belongs to another device context");
+            }
+        }
+    }
+
+    static void checkRegion(MemoryRegion r, DeviceContext context) {
+        r.checkOpen();
+        if (r.context() != context) {
+            throw new IllegalArgumentException(r.ref() + " is registered on another device context");
+        }
+    }
+
+    static void checkSegment(int index, MemoryRegion region, long offset, int length, int capacity) {
+        Objects.requireNonNull(region, "region");
+        if (index < 0 || index >= capacity) {
+            throw new IndexOutOfBoundsException("entry " + index + " of a request with room for " + capacity);
+        }
+        if (offset < 0 || length < 0 || offset + length > region.length()) {
+            throw new IndexOutOfBoundsException("bytes " + offset + ".." + (offset + length) + " are outside "
+                    + region.ref() + " (" + region.length() + " bytes)");
+        }
+        region.checkOpen();
+    }
+
+    /** Frees the request's native memory. Idempotent. */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            wr.close();
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package io.rdmaverbs.verbs;
+
+/**
+ * Observes the graph: metrics, logs and the Spring application-event bridge are listeners. Called on
+ * the thread that made the change; implementations must be quick and must not throw.
+ */
+public interface VerbsListener {
+
+    default void created(VerbsResource resource) {
+    }
+
+    default void closed(VerbsResource resource) {
+    }
+
+    /** A release verb failed natively; the resource stays open and the close can be retried. */
+    default void closeFailed(VerbsResource resource, VerbsException failure) {
+    }
+
+    /** A strict close was refused before any native call. */
+    default void closeRefused(VerbsResource resource, CloseRefusedException refusal) {
+    }
+
+    default void asyncEvent(AsyncEvent event) {
+    }
+}

@@ -1,0 +1,42 @@
+package io.rdmaverbs.verbs.attr;
+
+/**
+ * The parts of {@code struct ibv_device_attr} (from {@code ibv_query_device}) the resource model
+ * uses to enforce limits before a native call, plus the context's {@code num_comp_vectors}.
+ */
+public record DeviceAttributes(
+        String firmwareVersion,
+        long nodeGuid,
+        long sysImageGuid,
+        long maxMrSize,
+        long pageSizeCap,
+        int vendorId,
+        int vendorPartId,
+        int hardwareVersion,
+        int maxQp,
+        int maxQpWr,
+        int deviceCapFlags,
+        int maxSge,
+        int maxCq,
+        int maxCqe,
+        int maxMr,
+        int maxPd,
+        int maxQpRdAtom,
+        int maxQpInitRdAtom,
+        int maxAh,
+        int maxSrq,
+        int maxSrqWr,
+        int maxSrqSge,
+        int maxMcastGrp,
+        int maxMcastQpAttach,
+        int physPortCount,
+        int numCompVectors) {
+
+    /** {@code IBV_DEVICE_XRC}. */
+    public static final int CAP_XRC = 1 << 20;
+
+    /** Whether the device advertises XRC ({@code IBV_DEVICE_XRC}); soft-RoCE does not. */
+    public boolean supportsXrc() {
+        return (deviceCapFlags & CAP_XRC) != 0;
+    }
+}

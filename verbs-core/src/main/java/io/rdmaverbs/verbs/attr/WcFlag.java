@@ -1,0 +1,12 @@
+package io.rdmaverbs.verbs.attr;
+
+/** {@code enum ibv_wc_flags}, as bit values. */
+public final class WcFlag {
+    public static final int GRH = 1;
+    public static final int WITH_IMM = 1 << 1;
+    public static final int IP_CSUM_OK = 1 << 2;
+    public static final int WITH_INV = 1 << 3;
+
+    private WcFlag() {
+    }
+}

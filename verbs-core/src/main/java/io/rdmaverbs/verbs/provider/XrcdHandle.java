@@ -1,0 +1,5 @@
+package io.rdmaverbs.verbs.provider;
+
+/** A provider's handle on a XRC domain (struct ibv_xrcd). */
+public interface XrcdHandle extends Handle {
+}
