@@ -30,6 +30,7 @@ public record Errno(int number, String name) {
     public static final Errno ENOSPC = new Errno(28, "ENOSPC");
     public static final Errno ERANGE = new Errno(34, "ERANGE");
     public static final Errno ENOSYS = new Errno(38, "ENOSYS");
+    public static final Errno ENODATA = new Errno(61, "ENODATA");
     public static final Errno EPROTONOSUPPORT = new Errno(93, "EPROTONOSUPPORT");
     public static final Errno EOPNOTSUPP = new Errno(95, "EOPNOTSUPP");
     public static final Errno EADDRNOTAVAIL = new Errno(99, "EADDRNOTAVAIL");
@@ -42,7 +43,7 @@ public record Errno(int number, String name) {
             entry(EPERM), entry(ENOENT), entry(EINTR), entry(EIO), entry(ENXIO), entry(EBADF),
             entry(EAGAIN), entry(ENOMEM), entry(EACCES), entry(EFAULT), entry(EBUSY), entry(EEXIST),
             entry(ENODEV), entry(EINVAL), entry(ENFILE), entry(EMFILE), entry(ENOSPC), entry(ERANGE),
-            entry(ENOSYS), entry(EPROTONOSUPPORT), entry(EOPNOTSUPP), entry(EADDRNOTAVAIL),
+            entry(ENOSYS), entry(ENODATA), entry(EPROTONOSUPPORT), entry(EOPNOTSUPP), entry(EADDRNOTAVAIL),
             entry(ENETDOWN), entry(ENETUNREACH), entry(ETIMEDOUT), entry(ECONNREFUSED));
 
     public Errno {

@@ -66,7 +66,8 @@ public final class ProtectionDomain extends VerbsResource {
         if (size <= 0) {
             throw new IllegalArgumentException("a memory region needs at least one byte, asked for " + size);
         }
-        if (size > context.attributes().maxMrSize()) {
+        // max_mr_size is a u64: soft-RoCE reports 0xffffffffffffffff.
+        if (Long.compareUnsigned(size, context.attributes().maxMrSize()) > 0) {
             throw new IllegalArgumentException("a memory region on " + context.device().name() + " is at most "
                     + context.attributes().maxMrSize() + " bytes (max_mr_size), asked for " + size);
         }

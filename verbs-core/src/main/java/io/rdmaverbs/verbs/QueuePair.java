@@ -143,17 +143,16 @@ public final class QueuePair extends VerbsResource {
     /** INIT→RTR towards {@code remoteQpNum} at {@code path} (UD: no path needed, pass {@code null}). */
     public void toReadyToReceive(@Nullable AddressVector path, int remoteQpNum, int remotePsn, Mtu mtu) {
         if (type() == QpType.UD) {
-            modify(QpModification.readyToReceiveDatagram());
+            modify(QpModification.to(QpState.RTR));
             return;
         }
-        modify(QpModification.readyToReceive(Objects.requireNonNull(path, "path"), remoteQpNum, remotePsn, mtu));
+        modify(QpModification.readyToReceive(type(), Objects.requireNonNull(path, "path"), remoteQpNum, remotePsn,
+                mtu));
     }
 
     /** RTR→RTS with send PSN {@code localPsn}. */
     public void toReadyToSend(int localPsn) {
-        modify(type() == QpType.UD || type() == QpType.UC
-                ? QpModification.readyToSendDatagram(localPsn)
-                : QpModification.readyToSend(localPsn));
+        modify(QpModification.readyToSend(type(), localPsn));
     }
 
     /** {@code ibv_query_qp}. */

@@ -79,6 +79,16 @@ public final class SendRequest implements AutoCloseable {
         return this;
     }
 
+    /**
+     * The remote 8 bytes and operands of an atomic ({@link SendOpcode#ATOMIC_FETCH_AND_ADD} adds
+     * {@code compareAdd}; {@link SendOpcode#ATOMIC_CMP_AND_SWP} writes {@code swap} where it finds
+     * {@code compareAdd}). The original value lands in this request's first entry.
+     */
+    public SendRequest atomic(long remoteAddress, int rkey, long compareAdd, long swap) {
+        wr.atomic(remoteAddress, rkey, compareAdd, swap);
+        return this;
+    }
+
     /** The destination of a UD send. */
     public SendRequest datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
         Objects.requireNonNull(ah, "ah");

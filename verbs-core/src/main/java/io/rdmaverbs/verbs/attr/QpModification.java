@@ -52,25 +52,30 @@ public final class QpModification {
         return to(QpState.INIT).port(port).pkeyIndex(pkeyIndex).qkey(qkey);
     }
 
-    /** INIT→RTR for a connected QP: the path, the remote QP number and PSN, MTU and responder resources. */
-    public static QpModification readyToReceive(AddressVector path, int remoteQpNum, int remotePsn, Mtu mtu) {
-        return to(QpState.RTR).addressVector(path).destQpNum(remoteQpNum).rqPsn(remotePsn).pathMtu(mtu)
-                .maxDestRdAtomic(1).minRnrTimer(12);
+    /**
+     * INIT→RTR: for a connected QP the path, the remote QP number and PSN and the MTU, plus responder
+     * resources where the type has a responder (RC, XRC receive); for UD the state alone.
+     */
+    public static QpModification readyToReceive(QpType type, AddressVector path, int remoteQpNum, int remotePsn,
+            Mtu mtu) {
+        if (type == QpType.UD) {
+            return to(QpState.RTR);
+        }
+        QpModification m = to(QpState.RTR).addressVector(path).destQpNum(remoteQpNum).rqPsn(remotePsn).pathMtu(mtu);
+        return type == QpType.RC || type == QpType.XRC_RECV ? m.maxDestRdAtomic(1).minRnrTimer(12) : m;
     }
 
-    /** INIT→RTR for UD: nothing but the state. */
-    public static QpModification readyToReceiveDatagram() {
-        return to(QpState.RTR);
-    }
-
-    /** RTR→RTS for a connected QP: local PSN, timeout and retry counts, initiator depth. */
-    public static QpModification readyToSend(int localPsn) {
-        return to(QpState.RTS).sqPsn(localPsn).timeout(14).retryCount(7).rnrRetry(7).maxRdAtomic(1);
-    }
-
-    /** RTR→RTS for UD: the send PSN only. */
-    public static QpModification readyToSendDatagram(int localPsn) {
-        return to(QpState.RTS).sqPsn(localPsn);
+    /**
+     * RTR→RTS: the send PSN, plus timeout, retry counts and initiator depth where the type is a
+     * reliable requester (RC, XRC send), the ACK timeout alone for an XRC receive QP.
+     */
+    public static QpModification readyToSend(QpType type, int localPsn) {
+        QpModification m = to(QpState.RTS).sqPsn(localPsn);
+        return switch (type) {
+            case RC, XRC_SEND -> m.timeout(14).retryCount(7).rnrRetry(7).maxRdAtomic(1);
+            case XRC_RECV -> m.timeout(14);
+            case UC, UD -> m;
+        };
     }
 
     public QpModification pkeyIndex(int v) {

@@ -48,9 +48,21 @@ public interface SendWr extends AutoCloseable {
 
     void rdma(long remoteAddress, int rkey);
 
+    /**
+     * An atomic's remote 8 bytes and operands: {@code compareAdd} is the value to add (FETCH_AND_ADD)
+     * or to compare with (CMP_AND_SWP), {@code swap} the value CMP_AND_SWP writes on a match.
+     */
+    void atomic(long remoteAddress, int rkey, long compareAdd, long swap);
+
+    /** The remote address of an RDMA or atomic request. */
     long remoteAddress();
 
+    /** The rkey of an RDMA or atomic request. */
     int rkey();
+
+    long compareAdd();
+
+    long swap();
 
     /** UD destination: address handle, remote QP number and Q_Key. */
     void datagram(AhHandle ah, int remoteQpn, int remoteQkey);

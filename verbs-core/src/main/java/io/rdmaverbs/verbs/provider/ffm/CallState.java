@@ -1,0 +1,40 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout.PathElement;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+
+/**
+ * Where downcalls made with {@link Downcalls#ERRNO} leave {@code errno}. One segment per thread, so
+ * that a call allocates nothing and two threads never read each other's errno. libc never clears
+ * errno, so it is read only after a call reported failure.
+ */
+final class CallState {
+
+    private static final StructLayout CAPTURED = Linker.Option.captureStateLayout();
+    private static final long ERRNO = CAPTURED.byteOffset(PathElement.groupElement("errno"));
+
+    /* An automatic arena: the segment is freed once its thread is gone and the entry unreachable. */
+    private static final ThreadLocal<MemorySegment> CURRENT =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURED));
+
+    private CallState() {
+    }
+
+    static MemorySegment current() {
+        return CURRENT.get();
+    }
+
+    static int errno(MemorySegment state) {
+        return state.get(JAVA_INT, ERRNO);
+    }
+
+    /** What {@code errno = EOPNOTSUPP;} does in a static-inline verb that fails without calling out. */
+    static void errno(MemorySegment state, int value) {
+        state.set(JAVA_INT, ERRNO, value);
+    }
+}

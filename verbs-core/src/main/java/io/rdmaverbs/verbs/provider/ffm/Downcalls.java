@@ -1,0 +1,98 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.Arrays;
+import java.util.Optional;
+
+import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
+import io.rdmaverbs.verbs.provider.ProviderUnavailableException.Reason;
+
+import org.jspecify.annotations.Nullable;
+
+/** How the symbol holders get their method handles. */
+final class Downcalls {
+
+    static final Linker LINKER = Linker.nativeLinker();
+
+    /** Leaves {@code errno} in a {@link CallState} segment passed as an extra leading argument. */
+    static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+
+    /**
+     * For the data path only (poll, notify, post): calls that return in well under a microsecond and
+     * never block or call back into Java, so the JVM may skip the thread-state transition.
+     */
+    static final Linker.Option CRITICAL = Linker.Option.critical(false);
+
+    private static final MethodHandle MISSING;
+
+    static {
+        try {
+            MISSING = MethodHandles.lookup().findStatic(Downcalls.class, "missing",
+                    MethodType.methodType(ProviderUnavailableException.class, String.class, String.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private Downcalls() {
+    }
+
+    /**
+     * A downcall handle for {@code name}; when the library lacks it, a handle of the same type that
+     * throws {@link Reason#SYMBOL_MISSING} when called, so that a missing symbol fails only its verb.
+     */
+    static MethodHandle symbol(@Nullable SymbolLookup lookup, String library, String name,
+            FunctionDescriptor descriptor, Linker.Option... options) {
+        Optional<MemorySegment> address = lookup == null ? Optional.empty() : lookup.find(name);
+        if (address.isEmpty()) {
+            String where = lookup == null ? library + " is not loaded" : library + " has no symbol " + name;
+            return throwing(where, name, descriptor, options);
+        }
+        return LINKER.downcallHandle(address.get(), descriptor, options);
+    }
+
+    /**
+     * A downcall handle for a function pointer read from a struct, passed as the first argument:
+     * one per op, created once, never per call.
+     */
+    static MethodHandle pointer(FunctionDescriptor descriptor, Linker.Option... options) {
+        return LINKER.downcallHandle(descriptor, options);
+    }
+
+    /** Unwraps what {@code invokeExact} declares: our handles throw only unchecked exceptions. */
+    static RuntimeException unchecked(Throwable t) {
+        if (t instanceof RuntimeException e) {
+            throw e;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        throw new IllegalStateException("unexpected checked exception from a downcall", t);
+    }
+
+    private static MethodHandle throwing(String where, String name, FunctionDescriptor descriptor,
+            Linker.Option... options) {
+        MethodType type = descriptor.toMethodType();
+        if (Arrays.asList(options).contains(ERRNO)) {
+            type = type.insertParameterTypes(0, MemorySegment.class);
+        }
+        MethodHandle thrower = MethodHandles.throwException(type.returnType(), ProviderUnavailableException.class);
+        MethodHandle fresh = MethodHandles.insertArguments(MISSING, 0, where, name);
+        return MethodHandles.dropArguments(MethodHandles.collectArguments(thrower, 0, fresh), 0,
+                type.parameterList());
+    }
+
+    @SuppressWarnings("unused") // through MISSING
+    private static ProviderUnavailableException missing(String where, String name) {
+        return new ProviderUnavailableException(Reason.SYMBOL_MISSING, where + ", so " + name
+                + " cannot be called. The library is older than this binding expects (rdma-core 44 or newer): "
+                + "upgrade libibverbs1 / rdma-core, or point -D" + Libibverbs.LIBRARY_PROPERTY
+                + " at a current libibverbs.so.1.");
+    }
+}

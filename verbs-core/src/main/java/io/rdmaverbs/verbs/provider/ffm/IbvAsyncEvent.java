@@ -1,0 +1,34 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.StructLayout;
+
+/** {@code struct ibv_async_event}: which member of {@code element} is valid depends on the event type. */
+final class IbvAsyncEvent {
+
+    static final StructLayout LAYOUT = MemoryLayout.structLayout(
+            MemoryLayout.unionLayout(
+                    ADDRESS.withName("cq"),
+                    ADDRESS.withName("qp"),
+                    ADDRESS.withName("srq"),
+                    ADDRESS.withName("wq"),
+                    C_INT.withName("port_num"))
+                    .withName("element"),
+            C_ENUM.withName("event_type"),
+            MemoryLayout.paddingLayout(4))
+            .withName("ibv_async_event");
+
+    static final long ELEMENT_CQ = offset(LAYOUT, "element", "cq");
+    static final long ELEMENT_QP = offset(LAYOUT, "element", "qp");
+    static final long ELEMENT_SRQ = offset(LAYOUT, "element", "srq");
+    static final long ELEMENT_PORT_NUM = offset(LAYOUT, "element", "port_num");
+    static final long EVENT_TYPE = offset(LAYOUT, "event_type");
+
+    private IbvAsyncEvent() {
+    }
+}

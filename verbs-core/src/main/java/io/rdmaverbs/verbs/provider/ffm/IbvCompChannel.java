@@ -1,0 +1,23 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.StructLayout;
+
+/** {@code struct ibv_comp_channel}. */
+final class IbvCompChannel {
+
+    static final StructLayout LAYOUT = MemoryLayout.structLayout(
+            ADDRESS.withName("context"),
+            C_INT.withName("fd"),
+            C_INT.withName("refcnt"))
+            .withName("ibv_comp_channel");
+
+    static final long FD = offset(LAYOUT, "fd");
+
+    private IbvCompChannel() {
+    }
+}

@@ -1,0 +1,32 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.PTHREAD_MUTEX_T;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.StructLayout;
+
+/** {@code struct ibv_context}: what {@code ibv_open_device} returns. */
+final class IbvContext {
+
+    static final StructLayout LAYOUT = MemoryLayout.structLayout(
+            ADDRESS.withName("device"),
+            IbvContextOps.LAYOUT.withName("ops"),
+            C_INT.withName("cmd_fd"),
+            C_INT.withName("async_fd"),
+            C_INT.withName("num_comp_vectors"),
+            MemoryLayout.paddingLayout(4),
+            PTHREAD_MUTEX_T.withName("mutex"),
+            ADDRESS.withName("abi_compat"))
+            .withName("ibv_context");
+
+    static final long OPS = offset(LAYOUT, "ops");
+    static final long ASYNC_FD = offset(LAYOUT, "async_fd");
+    static final long NUM_COMP_VECTORS = offset(LAYOUT, "num_comp_vectors");
+    static final long ABI_COMPAT = offset(LAYOUT, "abi_compat");
+
+    private IbvContext() {
+    }
+}

@@ -1,0 +1,94 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.BE64;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U8;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.chars;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.StructLayout;
+
+/** {@code struct ibv_device_attr}, filled by {@code ibv_query_device}. */
+final class IbvDeviceAttr {
+
+    static final StructLayout LAYOUT = MemoryLayout.structLayout(
+            chars(64).withName("fw_ver"),
+            BE64.withName("node_guid"),
+            BE64.withName("sys_image_guid"),
+            U64.withName("max_mr_size"),
+            U64.withName("page_size_cap"),
+            U32.withName("vendor_id"),
+            U32.withName("vendor_part_id"),
+            U32.withName("hw_ver"),
+            C_INT.withName("max_qp"),
+            C_INT.withName("max_qp_wr"),
+            U32.withName("device_cap_flags"),
+            C_INT.withName("max_sge"),
+            C_INT.withName("max_sge_rd"),
+            C_INT.withName("max_cq"),
+            C_INT.withName("max_cqe"),
+            C_INT.withName("max_mr"),
+            C_INT.withName("max_pd"),
+            C_INT.withName("max_qp_rd_atom"),
+            C_INT.withName("max_ee_rd_atom"),
+            C_INT.withName("max_res_rd_atom"),
+            C_INT.withName("max_qp_init_rd_atom"),
+            C_INT.withName("max_ee_init_rd_atom"),
+            C_ENUM.withName("atomic_cap"),
+            C_INT.withName("max_ee"),
+            C_INT.withName("max_rdd"),
+            C_INT.withName("max_mw"),
+            C_INT.withName("max_raw_ipv6_qp"),
+            C_INT.withName("max_raw_ethy_qp"),
+            C_INT.withName("max_mcast_grp"),
+            C_INT.withName("max_mcast_qp_attach"),
+            C_INT.withName("max_total_mcast_qp_attach"),
+            C_INT.withName("max_ah"),
+            C_INT.withName("max_fmr"),
+            C_INT.withName("max_map_per_fmr"),
+            C_INT.withName("max_srq"),
+            C_INT.withName("max_srq_wr"),
+            C_INT.withName("max_srq_sge"),
+            U16.withName("max_pkeys"),
+            U8.withName("local_ca_ack_delay"),
+            U8.withName("phys_port_cnt"),
+            MemoryLayout.paddingLayout(4))
+            .withName("ibv_device_attr");
+
+    static final long FW_VER = offset(LAYOUT, "fw_ver");
+    static final long NODE_GUID = offset(LAYOUT, "node_guid");
+    static final long SYS_IMAGE_GUID = offset(LAYOUT, "sys_image_guid");
+    static final long MAX_MR_SIZE = offset(LAYOUT, "max_mr_size");
+    static final long PAGE_SIZE_CAP = offset(LAYOUT, "page_size_cap");
+    static final long VENDOR_ID = offset(LAYOUT, "vendor_id");
+    static final long VENDOR_PART_ID = offset(LAYOUT, "vendor_part_id");
+    static final long HW_VER = offset(LAYOUT, "hw_ver");
+    static final long MAX_QP = offset(LAYOUT, "max_qp");
+    static final long MAX_QP_WR = offset(LAYOUT, "max_qp_wr");
+    static final long DEVICE_CAP_FLAGS = offset(LAYOUT, "device_cap_flags");
+    static final long MAX_SGE = offset(LAYOUT, "max_sge");
+    static final long MAX_CQ = offset(LAYOUT, "max_cq");
+    static final long MAX_CQE = offset(LAYOUT, "max_cqe");
+    static final long MAX_MR = offset(LAYOUT, "max_mr");
+    static final long MAX_PD = offset(LAYOUT, "max_pd");
+    static final long MAX_QP_RD_ATOM = offset(LAYOUT, "max_qp_rd_atom");
+    static final long MAX_QP_INIT_RD_ATOM = offset(LAYOUT, "max_qp_init_rd_atom");
+    static final long MAX_MCAST_GRP = offset(LAYOUT, "max_mcast_grp");
+    static final long MAX_MCAST_QP_ATTACH = offset(LAYOUT, "max_mcast_qp_attach");
+    static final long MAX_AH = offset(LAYOUT, "max_ah");
+    static final long MAX_SRQ = offset(LAYOUT, "max_srq");
+    static final long MAX_SRQ_WR = offset(LAYOUT, "max_srq_wr");
+    static final long MAX_SRQ_SGE = offset(LAYOUT, "max_srq_sge");
+    static final long PHYS_PORT_CNT = offset(LAYOUT, "phys_port_cnt");
+
+    /** {@code IBV_DEVICE_XRC} in {@code device_cap_flags}. */
+    static final int IBV_DEVICE_XRC = 1 << 20;
+
+    private IbvDeviceAttr() {
+    }
+}

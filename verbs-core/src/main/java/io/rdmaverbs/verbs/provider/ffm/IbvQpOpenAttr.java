@@ -1,0 +1,35 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.StructLayout;
+
+/** {@code struct ibv_qp_open_attr}, for {@code ibv_open_qp}. */
+final class IbvQpOpenAttr {
+
+    static final int IBV_QP_OPEN_ATTR_NUM = 1;
+    static final int IBV_QP_OPEN_ATTR_XRCD = 1 << 1;
+    static final int IBV_QP_OPEN_ATTR_CONTEXT = 1 << 2;
+    static final int IBV_QP_OPEN_ATTR_TYPE = 1 << 3;
+
+    static final StructLayout LAYOUT = MemoryLayout.structLayout(
+            U32.withName("comp_mask"),
+            U32.withName("qp_num"),
+            ADDRESS.withName("xrcd"),
+            ADDRESS.withName("qp_context"),
+            C_ENUM.withName("qp_type"),
+            MemoryLayout.paddingLayout(4))
+            .withName("ibv_qp_open_attr");
+
+    static final long COMP_MASK = offset(LAYOUT, "comp_mask");
+    static final long QP_NUM = offset(LAYOUT, "qp_num");
+    static final long XRCD = offset(LAYOUT, "xrcd");
+    static final long QP_TYPE = offset(LAYOUT, "qp_type");
+
+    private IbvQpOpenAttr() {
+    }
+}

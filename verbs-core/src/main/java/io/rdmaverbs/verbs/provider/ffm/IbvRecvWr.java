@@ -1,0 +1,29 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.StructLayout;
+
+/** {@code struct ibv_recv_wr}. */
+final class IbvRecvWr {
+
+    static final StructLayout LAYOUT = MemoryLayout.structLayout(
+            U64.withName("wr_id"),
+            ADDRESS.withName("next"),
+            ADDRESS.withName("sg_list"),
+            C_INT.withName("num_sge"),
+            MemoryLayout.paddingLayout(4))
+            .withName("ibv_recv_wr");
+
+    static final long SIZE = LAYOUT.byteSize();
+    static final long WR_ID = offset(LAYOUT, "wr_id");
+    static final long SG_LIST = offset(LAYOUT, "sg_list");
+    static final long NUM_SGE = offset(LAYOUT, "num_sge");
+
+    private IbvRecvWr() {
+    }
+}

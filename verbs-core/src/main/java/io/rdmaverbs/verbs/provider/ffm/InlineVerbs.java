@@ -1,0 +1,283 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.Downcalls.CRITICAL;
+import static io.rdmaverbs.verbs.provider.ffm.Downcalls.ERRNO;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * The verbs {@code <infiniband/verbs.h>} defines {@code static inline}, ported line by line. They are
+ * not in the library's symbol table: C callers compile them in, and so does this class.
+ *
+ * <p>Two kinds:
+ * <ul>
+ *   <li>Extended verbs ({@code ibv_open_xrcd}, {@code ibv_create_qp_ex}, ...) look their op up in
+ *       {@code struct verbs_context} through {@link VerbsContext#op}, which does the container_of, ABI
+ *       and size checks of {@code verbs_get_ctx_op}; a missing op fails with {@code EOPNOTSUPP}, as the
+ *       header does.</li>
+ *   <li>Data-path verbs ({@code ibv_poll_cq}, {@code ibv_post_send}, ...) call
+ *       {@code obj->context->ops.op}. The caller reads that pointer once per object with
+ *       {@link #contextOp} and passes it on every call.</li>
+ * </ul>
+ * Function pointers are called through address-less downcall handles, one per op.
+ */
+final class InlineVerbs {
+
+    static final int EOPNOTSUPP = 95;
+
+    private InlineVerbs() {
+    }
+
+    // ---- ops of struct verbs_context ------------------------------------------------------------
+
+    private static final class query_port {
+        static final FunctionDescriptor DESC =
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+    }
+
+    private static final class open_xrcd {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+    }
+
+    private static final class close_xrcd {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+    }
+
+    private static final class create_qp_ex {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+    }
+
+    private static final class create_srq_ex {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+    }
+
+    private static final class open_qp {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+    }
+
+    private static final class get_srq_num {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+    }
+
+    /** {@code ___ibv_query_port}: the context's op with our struct size, else the exported compat call. */
+    static int ibv_query_port(MemorySegment state, MemorySegment context, byte port, MemorySegment portAttr) {
+        MemorySegment op = VerbsContext.op(context, VerbsContext.QUERY_PORT);
+        if (isNull(op)) {
+            portAttr.fill((byte) 0);
+            return Libibverbs.ibv_query_port(state, context, port, portAttr);
+        }
+        try {
+            return (int) query_port.HANDLE.invokeExact(op, state, context, port, portAttr,
+                    IbvPortAttr.LAYOUT.byteSize());
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    static MemorySegment ibv_open_xrcd(MemorySegment state, MemorySegment context, MemorySegment xrcdInitAttr) {
+        MemorySegment op = VerbsContext.op(context, VerbsContext.OPEN_XRCD);
+        if (isNull(op)) {
+            CallState.errno(state, EOPNOTSUPP);
+            return MemorySegment.NULL;
+        }
+        try {
+            return (MemorySegment) open_xrcd.HANDLE.invokeExact(op, state, context, xrcdInitAttr);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    /**
+     * The header calls {@code verbs_get_ctx(xrcd->context)->close_xrcd} unchecked (an XRCD exists only
+     * where the op does); going through the same checks costs nothing and cannot jump to NULL.
+     */
+    static int ibv_close_xrcd(MemorySegment state, MemorySegment xrcd) {
+        MemorySegment context = xrcd.reinterpret(IbvXrcd.LAYOUT.byteSize()).get(ADDRESS, IbvXrcd.CONTEXT);
+        MemorySegment op = VerbsContext.op(context, VerbsContext.CLOSE_XRCD);
+        if (isNull(op)) {
+            return EOPNOTSUPP;
+        }
+        try {
+            return (int) close_xrcd.HANDLE.invokeExact(op, state, xrcd);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    /** A QP asking for nothing but a PD is an old-style QP: {@code ibv_create_qp} does it. */
+    static MemorySegment ibv_create_qp_ex(MemorySegment state, MemorySegment context, MemorySegment qpInitAttrEx) {
+        int mask = qpInitAttrEx.get(U32, IbvQpInitAttrEx.COMP_MASK);
+        if (mask == IbvQpInitAttrEx.IBV_QP_INIT_ATTR_PD) {
+            return Libibverbs.ibv_create_qp(state, qpInitAttrEx.get(ADDRESS, IbvQpInitAttrEx.PD), qpInitAttrEx);
+        }
+        MemorySegment op = VerbsContext.op(context, VerbsContext.CREATE_QP_EX);
+        if (isNull(op)) {
+            CallState.errno(state, EOPNOTSUPP);
+            return MemorySegment.NULL;
+        }
+        try {
+            return (MemorySegment) create_qp_ex.HANDLE.invokeExact(op, state, context, qpInitAttrEx);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    /** A basic SRQ with at most a PD and a type goes to {@code ibv_create_srq}. */
+    static MemorySegment ibv_create_srq_ex(MemorySegment state, MemorySegment context,
+            MemorySegment srqInitAttrEx) {
+        int mask = srqInitAttrEx.get(U32, IbvSrqInitAttrEx.COMP_MASK);
+        if (isBasicSrq(mask, srqInitAttrEx.get(C_ENUM, IbvSrqInitAttrEx.SRQ_TYPE))) {
+            return Libibverbs.ibv_create_srq(state, srqInitAttrEx.get(ADDRESS, IbvSrqInitAttrEx.PD), srqInitAttrEx);
+        }
+        MemorySegment op = VerbsContext.op(context, VerbsContext.CREATE_SRQ_EX);
+        if (isNull(op)) {
+            CallState.errno(state, EOPNOTSUPP);
+            return MemorySegment.NULL;
+        }
+        try {
+            return (MemorySegment) create_srq_ex.HANDLE.invokeExact(op, state, context, srqInitAttrEx);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    /** The shortcut condition of {@code ibv_create_srq_ex}. */
+    static boolean isBasicSrq(int compMask, int srqType) {
+        int pdAndType = IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_PD | IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_TYPE;
+        return (compMask & ~pdAndType) == 0
+                && (compMask & IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_PD) != 0
+                && ((compMask & IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_TYPE) == 0
+                        || srqType == IbvSrqInitAttrEx.IBV_SRQT_BASIC);
+    }
+
+    /** {@code ibv_open_qp} is static inline in rdma-core 44, dispatched like {@code ibv_open_xrcd}. */
+    static MemorySegment ibv_open_qp(MemorySegment state, MemorySegment context, MemorySegment qpOpenAttr) {
+        MemorySegment op = VerbsContext.op(context, VerbsContext.OPEN_QP);
+        if (isNull(op)) {
+            CallState.errno(state, EOPNOTSUPP);
+            return MemorySegment.NULL;
+        }
+        try {
+            return (MemorySegment) open_qp.HANDLE.invokeExact(op, state, context, qpOpenAttr);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    static int ibv_get_srq_num(MemorySegment state, MemorySegment srq, MemorySegment srqNumOut) {
+        MemorySegment context = srq.reinterpret(IbvSrq.LAYOUT.byteSize()).get(ADDRESS, IbvSrq.CONTEXT);
+        MemorySegment op = VerbsContext.op(context, VerbsContext.GET_SRQ_NUM);
+        if (isNull(op)) {
+            return EOPNOTSUPP;
+        }
+        try {
+            return (int) get_srq_num.HANDLE.invokeExact(op, state, srq, srqNumOut);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    // ---- ops of struct ibv_context_ops (the data path) ------------------------------------------
+
+    /**
+     * {@code object->context->ops.<op>}: read once when a CQ, QP or SRQ is created, so that the data
+     * path does not chase two pointers per call.
+     *
+     * @param object an {@code ibv_cq}, {@code ibv_qp} or {@code ibv_srq}
+     * @param contextField offset of its {@code context} field
+     * @param op offset of the op in {@code struct ibv_context_ops}
+     */
+    static MemorySegment contextOp(MemorySegment object, long contextField, long op) {
+        MemorySegment context = object.reinterpret(contextField + ADDRESS.byteSize()).get(ADDRESS, contextField);
+        return context.reinterpret(IbvContext.LAYOUT.byteSize()).get(ADDRESS, IbvContext.OPS + op);
+    }
+
+    /** Returns a negative value on error, without errno. */
+    private static final class poll_cq {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, CRITICAL);
+    }
+
+    private static final class req_notify_cq {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO, CRITICAL);
+    }
+
+    private static final class post_send {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO, CRITICAL);
+    }
+
+    private static final class post_recv {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO, CRITICAL);
+    }
+
+    private static final class post_srq_recv {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO, CRITICAL);
+    }
+
+    static int ibv_poll_cq(MemorySegment pollCq, MemorySegment cq, int numEntries, MemorySegment wc) {
+        try {
+            return (int) poll_cq.HANDLE.invokeExact(pollCq, cq, numEntries, wc);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    static int ibv_req_notify_cq(MemorySegment reqNotifyCq, MemorySegment state, MemorySegment cq,
+            int solicitedOnly) {
+        try {
+            return (int) req_notify_cq.HANDLE.invokeExact(reqNotifyCq, state, cq, solicitedOnly);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    static int ibv_post_send(MemorySegment postSend, MemorySegment state, MemorySegment qp, MemorySegment wr,
+            MemorySegment badWr) {
+        try {
+            return (int) post_send.HANDLE.invokeExact(postSend, state, qp, wr, badWr);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    static int ibv_post_recv(MemorySegment postRecv, MemorySegment state, MemorySegment qp, MemorySegment wr,
+            MemorySegment badWr) {
+        try {
+            return (int) post_recv.HANDLE.invokeExact(postRecv, state, qp, wr, badWr);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    static int ibv_post_srq_recv(MemorySegment postSrqRecv, MemorySegment state, MemorySegment srq,
+            MemorySegment wr, MemorySegment badWr) {
+        try {
+            return (int) post_srq_recv.HANDLE.invokeExact(postSrqRecv, state, srq, wr, badWr);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    static boolean isNull(MemorySegment pointer) {
+        return pointer.address() == 0;
+    }
+}

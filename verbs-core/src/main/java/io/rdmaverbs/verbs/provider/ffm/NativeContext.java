@@ -1,0 +1,40 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import java.lang.foreign.MemorySegment;
+
+import io.rdmaverbs.verbs.attr.DeviceInfo;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+
+/** An open device: {@code struct ibv_context}, its async event descriptor made non-blocking at open. */
+final class NativeContext extends NativeHandle implements ContextHandle {
+
+    private final DeviceInfo device;
+    private final int numCompVectors;
+    private final int asyncFd;
+
+    NativeContext(NativeVerbsProvider provider, MemorySegment pointer, DeviceInfo device, int numCompVectors,
+            int asyncFd) {
+        super(provider, "ibv_context", pointer);
+        this.device = device;
+        this.numCompVectors = numCompVectors;
+        this.asyncFd = asyncFd;
+    }
+
+    @Override
+    public DeviceInfo device() {
+        return device;
+    }
+
+    @Override
+    public int numCompVectors() {
+        return numCompVectors;
+    }
+
+    int asyncFd() {
+        return asyncFd;
+    }
+
+    String deviceName() {
+        return device.name();
+    }
+}

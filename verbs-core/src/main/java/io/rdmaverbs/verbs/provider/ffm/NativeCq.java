@@ -1,0 +1,51 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import java.lang.foreign.MemorySegment;
+
+import io.rdmaverbs.verbs.provider.CqHandle;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A completion queue, with the two data-path ops of its context ({@code poll_cq},
+ * {@code req_notify_cq}) read once at creation.
+ */
+final class NativeCq extends NativeHandle implements CqHandle {
+
+    private final NativeContext context;
+    private final int capacity;
+    private final @Nullable NativeCompChannel channel;
+    private final MemorySegment pollCq;
+    private final MemorySegment reqNotifyCq;
+
+    NativeCq(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, int capacity,
+            @Nullable NativeCompChannel channel, MemorySegment pollCq, MemorySegment reqNotifyCq) {
+        super(provider, "ibv_cq", pointer);
+        this.context = context;
+        this.capacity = capacity;
+        this.channel = channel;
+        this.pollCq = pollCq;
+        this.reqNotifyCq = reqNotifyCq;
+    }
+
+    @Override
+    public int capacity() {
+        return capacity;
+    }
+
+    NativeContext context() {
+        return context;
+    }
+
+    @Nullable NativeCompChannel channel() {
+        return channel;
+    }
+
+    MemorySegment pollCq() {
+        return pollCq;
+    }
+
+    MemorySegment reqNotifyCq() {
+        return reqNotifyCq;
+    }
+}

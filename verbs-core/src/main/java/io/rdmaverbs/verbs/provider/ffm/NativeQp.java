@@ -1,0 +1,59 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import java.lang.foreign.MemorySegment;
+
+import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.provider.QpHandle;
+
+/**
+ * A queue pair, created or opened, with its context's {@code post_send} and {@code post_recv} ops
+ * read once at creation.
+ */
+final class NativeQp extends NativeHandle implements QpHandle {
+
+    private final NativeContext context;
+    private final QpType type;
+    private final int qpNum;
+    private final QpCapabilities capabilities;
+    private final MemorySegment postSend;
+    private final MemorySegment postRecv;
+
+    NativeQp(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, QpType type, int qpNum,
+            QpCapabilities capabilities, MemorySegment postSend, MemorySegment postRecv) {
+        super(provider, "ibv_qp", pointer);
+        this.context = context;
+        this.type = type;
+        this.qpNum = qpNum;
+        this.capabilities = capabilities;
+        this.postSend = postSend;
+        this.postRecv = postRecv;
+    }
+
+    @Override
+    public int qpNum() {
+        return qpNum;
+    }
+
+    @Override
+    public QpType type() {
+        return type;
+    }
+
+    @Override
+    public QpCapabilities capabilities() {
+        return capabilities;
+    }
+
+    NativeContext context() {
+        return context;
+    }
+
+    MemorySegment postSend() {
+        return postSend;
+    }
+
+    MemorySegment postRecv() {
+        return postRecv;
+    }
+}

@@ -1,0 +1,19 @@
+/**
+ * The native provider: libibverbs through {@code java.lang.foreign}, laid out like jextract's output.
+ *
+ * <ul>
+ *   <li>{@link io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider} is the only public type: it loads the
+ *       library (or explains why it cannot) and implements the verbs on handles.</li>
+ *   <li>{@code Libibverbs} and {@code Libc} hold one downcall handle per exported symbol;
+ *       {@code InlineVerbs} ports the static-inline verbs of {@code <infiniband/verbs.h>}, which dispatch
+ *       through {@code struct verbs_context} and {@code struct ibv_context_ops} function pointers.</li>
+ *   <li>{@code Ibv*}, {@code VerbsContext} and {@code PollFd} are the C structs as {@code StructLayout}s;
+ *       {@code NativeAbi} lists every layout and constant so a test can check them against the real
+ *       header.</li>
+ *   <li>{@code Native*} handles and the off-heap work requests and completions are what callers hold.</li>
+ * </ul>
+ */
+@NullMarked
+package io.rdmaverbs.verbs.provider.ffm;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,49 @@
+package io.rdmaverbs.verbs.provider.simulated;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+
+import io.rdmaverbs.verbs.attr.DeviceInfo;
+import io.rdmaverbs.verbs.provider.AsyncEventRecord;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+
+/** An open device context: the objects created through it and its async event queue. */
+final class SimContext extends SimHandle implements ContextHandle {
+
+    /** Live objects created in this context; guarded by the device lock. */
+    private final Set<SimHandle> children = new LinkedHashSet<>();
+    final LinkedBlockingQueue<AsyncEventRecord> asyncEvents = new LinkedBlockingQueue<>();
+
+    SimContext(SimulatedProvider provider, SimDevice device, long id) {
+        super(provider, device, ResourceKind.CONTEXT, id);
+    }
+
+    @Override
+    SimContext context() {
+        return this;
+    }
+
+    @Override
+    public DeviceInfo device() {
+        return device.profile.info();
+    }
+
+    @Override
+    public int numCompVectors() {
+        return device.profile.attributes().numCompVectors();
+    }
+
+    void adopt(SimHandle child) {
+        children.add(child);
+    }
+
+    void release(SimHandle child) {
+        children.remove(child);
+    }
+
+    List<SimHandle> children() {
+        return List.copyOf(children);
+    }
+}

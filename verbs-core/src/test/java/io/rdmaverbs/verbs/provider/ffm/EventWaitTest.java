@@ -1,0 +1,129 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.attr.DeviceInfo;
+import io.rdmaverbs.verbs.attr.NodeType;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Waiting on event descriptors and the file that names an XRC domain, on plain descriptors: a pipe
+ * nobody writes to stands for a completion channel or async fd without events.
+ */
+class EventWaitTest {
+
+    private static final MethodHandle PIPE = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().find("pipe").orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS));
+
+    private final NativeVerbsProvider provider = NativeVerbsProvider.load();
+    private final Arena arena = Arena.ofConfined();
+    private int readEnd;
+    private int writeEnd;
+
+    @BeforeEach
+    void openPipe() throws Throwable {
+        MemorySegment fds = arena.allocate(JAVA_INT, 2);
+        assertThat((int) PIPE.invokeExact(fds)).isZero();
+        readEnd = fds.getAtIndex(JAVA_INT, 0);
+        writeEnd = fds.getAtIndex(JAVA_INT, 1);
+    }
+
+    @AfterEach
+    void closePipe() {
+        provider.closeFile(readEnd);
+        provider.closeFile(writeEnd);
+        arena.close();
+        Thread.interrupted();
+    }
+
+    @Test
+    void waitingForACompletionEventReturnsNullWhenNoneArrivesInTime() {
+        NativeCompChannel channel = new NativeCompChannel(provider, MemorySegment.ofAddress(0xcc00), context(-1),
+                readEnd);
+
+        long start = System.nanoTime();
+        assertThat(provider.getCqEvent(channel, 300)).isNull();
+        Duration waited = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(waited).isBetween(Duration.ofMillis(290), Duration.ofSeconds(3));
+    }
+
+    @Test
+    void waitingForAnAsyncEventReturnsNullWhenNoneArrivesInTime() {
+        long start = System.nanoTime();
+        assertThat(provider.getAsyncEvent(context(readEnd), 50)).isNull();
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(45), Duration.ofSeconds(3));
+    }
+
+    @Test
+    void anInterruptedThreadStopsWaitingAndKeepsItsInterruptStatus() {
+        NativeCompChannel channel = new NativeCompChannel(provider, MemorySegment.ofAddress(0xcc00), context(-1),
+                readEnd);
+        Thread.currentThread().interrupt();
+
+        long start = System.nanoTime();
+        assertThat(provider.getCqEvent(channel, -1)).isNull();
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+        assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    }
+
+    @Test
+    void aDescriptorIsMadeNonBlockingSoThatReadingItCanNeverHang() {
+        MemorySegment state = CallState.current();
+
+        assertThat(EventDescriptors.makeNonBlocking(readEnd, state)).isZero();
+
+        assertThat(Libc.fcntl(state, readEnd, Libc.F_GETFL, 0) & Libc.O_NONBLOCK).isEqualTo(Libc.O_NONBLOCK);
+    }
+
+    @Test
+    void theFileNamingAnXrcDomainIsOpenedCreatedAndClosed(@TempDir Path dir) {
+        Path file = dir.resolve("xrc-domain");
+
+        int fd = provider.openFile(file, true);
+
+        assertThat(fd).isNotNegative();
+        assertThat(Files.exists(file)).isTrue();
+        provider.closeFile(fd);
+        assertThatThrownBy(() -> provider.closeFile(fd))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EBADF));
+    }
+
+    @Test
+    void aMissingDomainFileIsNotCreatedWithoutCreate(@TempDir Path dir) {
+        Path file = dir.resolve("absent");
+
+        assertThatThrownBy(() -> provider.openFile(file, false))
+                .isInstanceOfSatisfying(VerbsException.class, e -> {
+                    assertThat(e.verb()).isEqualTo("open");
+                    assertThat(e.errno()).isEqualTo(Errno.ENOENT);
+                    assertThat(e.resource()).isEqualTo(file.toString());
+                });
+        assertThat(Files.exists(file)).isFalse();
+    }
+
+    private NativeContext context(int asyncFd) {
+        return new NativeContext(provider, MemorySegment.ofAddress(0xc0c0), new DeviceInfo("rxe0", 1, NodeType.CA), 1,
+                asyncFd);
+    }
+}

@@ -1,0 +1,237 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.Optional;
+
+import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.attr.SendFlag;
+import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.attr.WcFlag;
+import io.rdmaverbs.verbs.attr.WcOpcode;
+import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.provider.RecvWr;
+import io.rdmaverbs.verbs.provider.SendWr;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The data path (poll, notify, post) through real native calls: the ops of a fake context are the
+ * C functions of {@code src/test/c/fake_ops.c}, which record what they receive and answer the way
+ * providers do. The ops are read from {@code cq->context->ops} exactly as for a real CQ, QP or SRQ.
+ */
+class NativeDataPathTest {
+
+    private static SymbolLookup fakeOps;
+
+    private final NativeVerbsProvider provider = NativeVerbsProvider.load();
+    private final Arena arena = Arena.ofConfined();
+    private final FakeVerbsContext device = new FakeVerbsContext(arena);
+    private final NativeContext context = device.handle(provider, "rxe0");
+    private NativeCq cq;
+    private NativeQp qp;
+    private NativeSrq srq;
+
+    @BeforeAll
+    static void buildFakeOps() throws Exception {
+        Optional<String> unavailable = CCompiler.unavailable();
+        assumeTrue(unavailable.isEmpty(), () -> "needs gcc and verbs.h: " + unavailable.orElseThrow());
+        Path library = CCompiler.sharedLibrary("fake_ops.c");
+        fakeOps = SymbolLookup.libraryLookup(library, Arena.global());
+    }
+
+    @BeforeEach
+    void createObjects() {
+        device.contextOp(IbvContextOps.POLL_CQ, function("fake_poll_cq"))
+                .contextOp(IbvContextOps.REQ_NOTIFY_CQ, function("fake_req_notify_cq"))
+                .contextOp(IbvContextOps.POST_SEND, function("fake_post_send"))
+                .contextOp(IbvContextOps.POST_RECV, function("fake_post_recv"))
+                .contextOp(IbvContextOps.POST_SRQ_RECV, function("fake_post_srq_recv"));
+        MemorySegment cqObject = device.object(IbvCq.LAYOUT);
+        cq = new NativeCq(provider, cqObject, context, 16, null,
+                InlineVerbs.contextOp(cqObject, IbvCq.CONTEXT, IbvContextOps.POLL_CQ),
+                InlineVerbs.contextOp(cqObject, IbvCq.CONTEXT, IbvContextOps.REQ_NOTIFY_CQ));
+        MemorySegment qpObject = device.object(IbvQp.LAYOUT);
+        qp = new NativeQp(provider, qpObject, context, QpType.RC, 0x11, QpCapabilities.of(8, 8),
+                InlineVerbs.contextOp(qpObject, IbvQp.CONTEXT, IbvContextOps.POST_SEND),
+                InlineVerbs.contextOp(qpObject, IbvQp.CONTEXT, IbvContextOps.POST_RECV));
+        MemorySegment srqObject = device.object(IbvSrq.LAYOUT);
+        srq = new NativeSrq(provider, srqObject, context, 0,
+                InlineVerbs.contextOp(srqObject, IbvSrq.CONTEXT, IbvContextOps.POST_SRQ_RECV));
+    }
+
+    @AfterEach
+    void freeFakeDevice() {
+        arena.close();
+    }
+
+    @Test
+    void pollCqFillsTheCompletionBufferThroughTheProvidersOp() {
+        try (WorkCompletions wc = provider.newWorkCompletions(4)) {
+            int n = provider.pollCq(cq, wc, 4);
+
+            assertThat(n).isEqualTo(2);
+            assertThat(global("last_poll_entries", 4).get(JAVA_INT, 0)).isEqualTo(4);
+            assertThat(wc.wrId(0)).isEqualTo(1000);
+            assertThat(wc.status(0)).isEqualTo(WcStatus.SUCCESS);
+            assertThat(wc.opcode(0)).isEqualTo(WcOpcode.RECV);
+            assertThat(wc.byteLength(0)).isEqualTo(4096);
+            assertThat(wc.immediateData(0)).as("ntohl(imm_data)").isEqualTo(0xCAFE_0000);
+            assertThat(wc.qpNum(0)).isEqualTo(0x123456);
+            assertThat(wc.sourceQp(0)).isEqualTo(0x654321);
+            assertThat(wc.wcFlags(0)).isEqualTo(WcFlag.WITH_IMM | WcFlag.GRH);
+            assertThat(wc.pkeyIndex(0)).isEqualTo(0xFFFF);
+            assertThat(wc.sourceLid(0)).isEqualTo(0xBEEF);
+            assertThat(wc.status(1)).isEqualTo(WcStatus.REM_ACCESS_ERR);
+            assertThat(wc.opcode(1)).isEqualTo(WcOpcode.RDMA_WRITE);
+            assertThat(wc.immediateData(1)).isEqualTo(0xCAFE_0001);
+        }
+    }
+
+    @Test
+    void aCqInErrorFailsThePollWithoutAnErrno() {
+        MemorySegment cqObject = device.object(IbvCq.LAYOUT);
+        NativeCq broken = new NativeCq(provider, cqObject, context, 16, null, function("fake_poll_cq_error"),
+                MemorySegment.NULL);
+        try (WorkCompletions wc = provider.newWorkCompletions(4)) {
+            assertThatThrownBy(() -> provider.pollCq(broken, wc, 4))
+                    .isInstanceOfSatisfying(VerbsException.class, e -> {
+                        assertThat(e.verb()).isEqualTo("ibv_poll_cq");
+                        assertThat(e.errno()).isNull();
+                        assertThat(e.reason()).contains("-2");
+                    });
+        }
+    }
+
+    @Test
+    void reqNotifyCqPassesSolicitedOnly() {
+        provider.reqNotifyCq(cq, true);
+        assertThat(global("last_solicited_only", 4).get(JAVA_INT, 0)).isEqualTo(1);
+
+        provider.reqNotifyCq(cq, false);
+        assertThat(global("last_solicited_only", 4).get(JAVA_INT, 0)).isZero();
+    }
+
+    @Test
+    void postSendHandsTheProviderTheEncodedRequestAndItsSges() {
+        try (SendWr wr = provider.newSendWr(2)) {
+            wr.wrId(77);
+            wr.opcode(SendOpcode.SEND_WITH_IMM);
+            wr.flags(SendFlag.SIGNALED);
+            wr.immediateData(0x0A0B_0C0D);
+            wr.sge(0, 0x1000, 100, 0x11);
+            wr.sge(1, 0x2000, 200, 0x22);
+            wr.sgeCount(2);
+
+            provider.postSend(qp, wr);
+        }
+
+        MemorySegment seen = global("last_send_wr", IbvSendWr.SIZE);
+        MemorySegment sges = global("last_send_sge", 2 * IbvSge.SIZE);
+        assertThat(global("last_send_qp", 8).get(ADDRESS, 0).address()).isEqualTo(qp.pointer().address());
+        assertThat(seen.get(JAVA_LONG, 0)).isEqualTo(77);
+        assertThat(seen.get(JAVA_INT, 24)).as("num_sge").isEqualTo(2);
+        assertThat(seen.get(JAVA_INT, 28)).as("opcode").isEqualTo(SendOpcode.SEND_WITH_IMM.value());
+        assertThat(seen.asSlice(36, 4).toArray(JAVA_BYTE)).as("imm_data, network order").containsExactly(10, 11, 12, 13);
+        assertThat(sges.get(JAVA_LONG, 16)).isEqualTo(0x2000);
+        assertThat(sges.get(JAVA_INT, 24)).isEqualTo(200);
+        assertThat(sges.get(JAVA_INT, 28)).isEqualTo(0x22);
+    }
+
+    @Test
+    void aProviderReturningTheErrnoFailsThePostWithIt() {
+        try (SendWr wr = provider.newSendWr(9)) {
+            wr.sgeCount(9);
+
+            assertThatThrownBy(() -> provider.postSend(qp, wr))
+                    .isInstanceOfSatisfying(VerbsException.class, e -> {
+                        assertThat(e.verb()).isEqualTo("ibv_post_send");
+                        assertThat(e.errno()).isEqualTo(Errno.ENOMEM);
+                        assertThat(e.reason()).contains("queue is full").contains("max_send_wr (8)");
+                    });
+        }
+    }
+
+    @Test
+    void aProviderReturningMinusOneFailsThePostWithTheErrnoItSet() {
+        try (RecvWr wr = provider.newRecvWr(1)) {
+            assertThatThrownBy(() -> provider.postRecv(qp, wr))
+                    .isInstanceOfSatisfying(VerbsException.class, e -> {
+                        assertThat(e.verb()).isEqualTo("ibv_post_recv");
+                        assertThat(e.errno()).isEqualTo(Errno.EINVAL);
+                    });
+        }
+    }
+
+    @Test
+    void aProviderReturningMinusErrnoFailsThePostWithThatErrno() {
+        try (RecvWr wr = provider.newRecvWr(1)) {
+            wr.wrId(5);
+            assertThatThrownBy(() -> provider.postSrqRecv(srq, wr))
+                    .isInstanceOfSatisfying(VerbsException.class, e -> {
+                        assertThat(e.verb()).isEqualTo("ibv_post_srq_recv");
+                        assertThat(e.errno()).isEqualTo(Errno.EBUSY);
+                    });
+            assertThat(global("last_recv_wr", IbvRecvWr.SIZE).get(JAVA_LONG, 0)).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void postingAndPollingAllocateNothingOnceCompiled() {
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().threadId();
+        try (SendWr send = provider.newSendWr(1); RecvWr recv = provider.newRecvWr(1);
+                WorkCompletions wc = provider.newWorkCompletions(4)) {
+            send.sge(0, 0x1000, 64, 1);
+            send.sgeCount(1);
+            recv.sge(0, 0x1000, 64, 1);
+            recv.sgeCount(1);
+            // The JIT needs a while to compile (and stop allocating in) the downcall stubs; the best
+            // of several rounds is the steady state.
+            long fewest = Long.MAX_VALUE;
+            for (int round = 0; round < 20 && fewest > 0; round++) {
+                long before = threads.getThreadAllocatedBytes(thread);
+                for (int i = 0; i < 50_000; i++) {
+                    dataPath(send, recv, wc, i);
+                }
+                fewest = Math.min(fewest, threads.getThreadAllocatedBytes(thread) - before);
+            }
+
+            assertThat(fewest).as("bytes allocated by 50000 post/post/poll rounds, once compiled").isZero();
+        }
+    }
+
+    private void dataPath(SendWr send, RecvWr recv, WorkCompletions wc, int i) {
+        send.wrId(i);
+        provider.postSend(qp, send);
+        recv.wrId(i);
+        provider.postRecv(qp, recv);
+        provider.pollCq(cq, wc, 4);
+    }
+
+    private static MemorySegment function(String name) {
+        return fakeOps.find(name).orElseThrow();
+    }
+
+    private static MemorySegment global(String name, long size) {
+        return fakeOps.find(name).orElseThrow().reinterpret(size);
+    }
+}

@@ -1,0 +1,179 @@
+package io.rdmaverbs.verbs.scenario;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.List;
+
+import io.rdmaverbs.verbs.CompletionChannel;
+import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.DeviceContext;
+import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.MemoryRegion;
+import io.rdmaverbs.verbs.ProtectionDomain;
+import io.rdmaverbs.verbs.QueuePair;
+import io.rdmaverbs.verbs.QueuePairSpec;
+import io.rdmaverbs.verbs.ResourceClosedException;
+import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.attr.AddressVector;
+import io.rdmaverbs.verbs.attr.Gid;
+import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.QpModification;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.VerbsProvider;
+
+import static io.rdmaverbs.verbs.scenario.Fixtures.CAPS;
+import static io.rdmaverbs.verbs.scenario.Fixtures.LOCAL;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Bad arguments: rejected with a clear message before native code, and nothing left allocated. Also
+ * the provider's own answers to the same mistakes (asked directly, below the resource graph), which
+ * the differential check compares between the kernel and the simulated provider.
+ */
+final class ArgumentScenarios {
+
+    private ArgumentScenarios() {
+    }
+
+    static List<Scenario> all() {
+        return List.of(
+                new Scenario("bad arguments are rejected before native code and nothing is left allocated",
+                        ArgumentScenarios::badArgumentsRejectedInJava),
+                new Scenario("the provider answers out-of-range requests with the kernel's errno",
+                        ArgumentScenarios::providerAnswersWithKernelErrno),
+                new Scenario("an unknown device is ENODEV naming the devices present",
+                        ArgumentScenarios::unknownDevice));
+    }
+
+    static void badArgumentsRejectedInJava(ScenarioRun run) throws Exception {
+        Steps steps = run.steps();
+        DeviceContext ctx = run.open();
+        ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
+        CompletionChannel channel = ctx.createCompletionChannel("channel");
+        CompletionQueue cq = ctx.createCompletionQueue(16, null, 0, "cq");
+        int maxCqe = ctx.attributes().maxCqe();
+        int vectors = ctx.attributes().numCompVectors();
+        int before = run.verbs().resources().size();
+
+        assertThat(steps.rejected("CQ with 0 entries", IllegalArgumentException.class,
+                () -> ctx.createCompletionQueue(0)).getMessage()).contains("max_cqe");
+        assertThat(steps.rejected("CQ with max_cqe + 1 entries", IllegalArgumentException.class,
+                () -> ctx.createCompletionQueue(maxCqe + 1)).getMessage()).contains(String.valueOf(maxCqe));
+        assertThat(steps.rejected("CQ on a completion vector that does not exist", IllegalArgumentException.class,
+                () -> ctx.createCompletionQueue(4, channel, vectors, null)).getMessage()).contains("vector");
+        assertThat(steps.rejected("query of port 0", IllegalArgumentException.class,
+                () -> ctx.queryPort(0)).getMessage()).contains("ports are 1..");
+        steps.rejected("query of a port past the last", IllegalArgumentException.class,
+                () -> ctx.queryPort(ctx.attributes().physPortCount() + 1));
+        assertThat(steps.rejected("registering a heap segment", IllegalArgumentException.class,
+                () -> pd.registerMemory(MemorySegment.ofArray(new byte[64]), LOCAL)).getMessage()).contains("heap");
+        steps.rejected("remote write without local write", IllegalArgumentException.class,
+                () -> pd.allocateMemory(64, EnumSet.of(AccessFlag.REMOTE_WRITE), null));
+        steps.rejected("a QP asking for more work requests than max_qp_wr", IllegalArgumentException.class,
+                () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq,
+                        new QpCapabilities(ctx.attributes().maxQpWr() + 1, 1, 1, 1, 0))));
+        steps.rejected("a non-multicast GID for multicast", IllegalArgumentException.class, () -> {
+            QueuePair ud = pd.createQueuePair(QueuePairSpec.ud(cq, cq, CAPS));
+            try {
+                ud.attachMulticast(Gid.parse("fe80:0000:0000:0000:0000:0000:0000:0001"), 0, null);
+            } finally {
+                ud.close();
+            }
+        });
+        steps.rejected("acknowledging an event that never came", IllegalArgumentException.class,
+                () -> cq.acknowledgeEvents(1));
+        steps.rejected("a modification to a port that does not exist", IllegalArgumentException.class,
+                () -> QpModification.init(0, 0, EnumSet.noneOf(AccessFlag.class)));
+
+        // A CQ of another context (and another graph) is refused, not passed down.
+        Verbs other = run.otherGraph();
+        try {
+            DeviceContext foreign = other.openDevice(run.device(), "foreign");
+            CompletionQueue foreignCq = foreign.createCompletionQueue(4);
+            assertThat(steps.rejected("a QP on a CQ of another graph", IllegalArgumentException.class,
+                    () -> pd.createQueuePair(QueuePairSpec.rc(foreignCq, foreignCq, CAPS))).getMessage())
+                    .contains("another resource graph");
+            DeviceContext second = run.verbs().openDevice(run.device(), "second");
+            CompletionQueue otherCtxCq = second.createCompletionQueue(4);
+            assertThat(steps.rejected("a QP on a CQ of another context", IllegalArgumentException.class,
+                    () -> pd.createQueuePair(QueuePairSpec.rc(otherCtxCq, otherCtxCq, CAPS))).getMessage())
+                    .contains("belongs to device context");
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment seg = arena.allocate(64);
+                MemoryRegion mr = second.allocateProtectionDomain("pd2").registerMemory(seg, LOCAL, "mr2");
+                QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS));
+                steps.rejected("posting a region registered on another context", IllegalArgumentException.class,
+                        () -> qp.postSend(qp.newSendRequest(1).single(mr, 0, 64)));
+                qp.close();
+                mr.close();
+            }
+            CompletionQueue closedCq = ctx.createCompletionQueue(4);
+            closedCq.close();
+            steps.rejected("a QP on a closed CQ", ResourceClosedException.class,
+                    () -> pd.createQueuePair(QueuePairSpec.rc(closedCq, closedCq, CAPS)));
+            second.allocateProtectionDomain("leftover");
+            run.verbs().close(List.of(second), io.rdmaverbs.verbs.ClosePolicy.CASCADE);
+        } finally {
+            other.close();
+        }
+        assertThat(run.verbs().resources()).as("nothing left allocated by the rejected calls").hasSize(before);
+    }
+
+    static void providerAnswersWithKernelErrno(ScenarioRun run) throws Exception {
+        Steps steps = run.steps();
+        VerbsProvider provider = run.provider();
+        ContextHandle ctx = provider.openDevice(run.device());
+        try {
+            var attrs = provider.queryDevice(ctx);
+            steps.fails("ibv_create_cq with max_cqe + 1 entries", Errno.EINVAL,
+                    () -> provider.createCq(ctx, attrs.maxCqe() + 1, null, 0));
+            steps.fails("ibv_create_cq on vector num_comp_vectors", Errno.EINVAL,
+                    () -> provider.createCq(ctx, 4, null, attrs.numCompVectors()));
+            steps.fails("ibv_query_port of a port past the last", Errno.EINVAL,
+                    () -> provider.queryPort(ctx, attrs.physPortCount() + 1));
+            var pd = provider.allocPd(ctx);
+            try {
+                var cq = provider.createCq(ctx, 8, null, 0);
+                try {
+                    steps.fails("ibv_create_qp_ex with max_qp_wr + 1 send work requests", Errno.EINVAL,
+                            () -> provider.createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(
+                                    io.rdmaverbs.verbs.attr.QpType.RC, pd, null, cq, cq, null,
+                                    new QpCapabilities(attrs.maxQpWr() + 1, 1, 1, 1, 0), true)));
+                    var qp = provider.createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(
+                            io.rdmaverbs.verbs.attr.QpType.RC, pd, null, cq, cq, null, CAPS, true));
+                    try {
+                        var port = provider.queryPort(ctx, 1);
+                        AddressVector self = port.linkLayer() == io.rdmaverbs.verbs.attr.LinkLayer.INFINIBAND
+                                ? AddressVector.infiniband(1, port.lid())
+                                : AddressVector.roce(1, provider.queryGid(ctx, 1, 0), 0);
+                        steps.fails("ibv_modify_qp RESET->RTR (skipping INIT)", Errno.EINVAL,
+                                () -> provider.modifyQp(qp, QpModification.readyToReceive(io.rdmaverbs.verbs.attr.QpType.RC, self, qp.qpNum(), 0,
+                                        io.rdmaverbs.verbs.attr.Mtu.MTU_1024)));
+                        steps.fails("ibv_modify_qp RESET->INIT without the access flags", Errno.EINVAL,
+                                () -> provider.modifyQp(qp, QpModification.to(io.rdmaverbs.verbs.attr.QpState.INIT)
+                                        .port(1).pkeyIndex(0)));
+                    } finally {
+                        provider.destroyQp(qp);
+                    }
+                } finally {
+                    provider.destroyCq(cq);
+                }
+            } finally {
+                provider.deallocPd(pd);
+            }
+        } finally {
+            provider.closeDevice(ctx);
+        }
+    }
+
+    static void unknownDevice(ScenarioRun run) {
+        VerbsException e = run.steps().fails("ibv_open_device of a device that does not exist", Errno.ENODEV,
+                () -> run.verbs().openDevice("no-such-device9"));
+        assertThat(e.getMessage()).contains("no-such-device9", run.device().name());
+        assertThatThrownBy(() -> run.verbs().findDevice("no-such-device9")).isInstanceOf(VerbsException.class);
+    }
+}

@@ -1,0 +1,83 @@
+package io.rdmaverbs.verbs.scenario;
+
+import java.util.Map;
+
+import io.rdmaverbs.verbs.CloseReport;
+import io.rdmaverbs.verbs.ClosePolicy;
+import io.rdmaverbs.verbs.DeviceContext;
+import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.attr.DeviceInfo;
+import io.rdmaverbs.verbs.provider.VerbsProvider;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One scenario's world: a fresh resource graph on the target's provider, the device to use, and the
+ * step record. Closing it releases whatever the scenario left (cascade) and then checks that nothing
+ * is left: in the graph, and for native targets in the kernel ({@code rdma resource show}).
+ */
+public final class ScenarioRun implements AutoCloseable {
+
+    private final VerbsTarget target;
+    private final VerbsProvider provider;
+    private final Verbs verbs;
+    private final DeviceInfo device;
+    private final Steps steps = new Steps();
+    private final Map<String, Integer> kernelBefore;
+
+    private ScenarioRun(VerbsTarget target) {
+        this.target = target;
+        this.provider = target.provider().get();
+        this.verbs = Verbs.using(provider);
+        this.device = target.device() == null
+                ? provider.devices().stream().findFirst().orElseThrow(
+                        () -> new IllegalStateException(target + ": the provider has no device"))
+                : verbs.findDevice(target.device());
+        this.kernelBefore = target.kernelLeakCheck() ? KernelResources.ofThisProcess() : Map.of();
+    }
+
+    public static ScenarioRun start(VerbsTarget target) {
+        return new ScenarioRun(target);
+    }
+
+    public VerbsTarget target() {
+        return target;
+    }
+
+    public VerbsProvider provider() {
+        return provider;
+    }
+
+    public Verbs verbs() {
+        return verbs;
+    }
+
+    public DeviceInfo device() {
+        return device;
+    }
+
+    public Steps steps() {
+        return steps;
+    }
+
+    /** Opens the target device in this run's graph. */
+    public DeviceContext open() {
+        return verbs.openDevice(device, null);
+    }
+
+    /** A second graph on the same provider, as a second process would have (XRC sharing). */
+    public Verbs otherGraph() {
+        return Verbs.using(provider);
+    }
+
+    @Override
+    public void close() {
+        CloseReport report = verbs.close(ClosePolicy.CASCADE);
+        assertThat(report.left()).as("%s: resources the cascade could not release", target).isEmpty();
+        assertThat(verbs.resources()).as("%s: graph after the scenario", target).isEmpty();
+        if (target.kernelLeakCheck()) {
+            assertThat(KernelResources.ofThisProcess()).as("%s: kernel objects of this process (rdma resource show)",
+                    target).isEqualTo(kernelBefore);
+        }
+    }
+}
