@@ -48,6 +48,8 @@ final class LifetimeScenarios {
                         LifetimeScenarios::closePlanOrderAndBlockers),
                 new Scenario("a lease is reported with holder, time and stack until released; cascade revokes it",
                         LifetimeScenarios::leasesAreReportedAndRevoked),
+                new Scenario("the provider holds exactly what the graph holds, so the leak check sees a leak",
+                        LifetimeScenarios::providerObjectsFollowTheGraph),
                 new Scenario("close is idempotent", LifetimeScenarios::closeIsIdempotent),
                 new Scenario("a closed resource is rejected in Java, from any thread",
                         LifetimeScenarios::useAfterCloseIsRejected),
@@ -157,6 +159,25 @@ final class LifetimeScenarios {
         assertThat(second.isRevoked()).isTrue();
         assertThat(second.isHeld()).isFalse();
         assertThatThrownBy(() -> pd.lease("late")).isInstanceOf(ResourceClosedException.class);
+    }
+
+    static void providerObjectsFollowTheGraph(ScenarioRun run) throws Exception {
+        java.util.Map<String, Integer> before = run.liveObjects();
+        assertThat(before).as("the provider can be asked what it holds").containsKeys("pd", "cq", "qp", "mr");
+        DeviceContext ctx = run.open();
+        ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
+        CompletionQueue cq = ctx.createCompletionQueue(8);
+        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS));
+        MemoryRegion mr = pd.allocateMemory(4096, LOCAL, "mr");
+        java.util.Map<String, Integer> during = run.liveObjects();
+        for (String type : java.util.List.of("pd", "cq", "qp", "mr")) {
+            assertThat(during.get(type)).as("%s objects while the graph holds one", type).isEqualTo(before.get(type) + 1);
+        }
+        run.verbs().close(java.util.List.of(qp, mr, pd, cq), ClosePolicy.STRICT);
+        java.util.Map<String, Integer> after = run.liveObjects();
+        for (String type : java.util.List.of("pd", "cq", "qp", "mr")) {
+            assertThat(after.get(type)).as("%s objects once released", type).isEqualTo(before.get(type));
+        }
     }
 
     static void closeIsIdempotent(ScenarioRun run) throws Exception {

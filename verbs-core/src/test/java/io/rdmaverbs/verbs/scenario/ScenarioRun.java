@@ -1,5 +1,6 @@
 package io.rdmaverbs.verbs.scenario;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.rdmaverbs.verbs.CloseReport;
@@ -8,6 +9,8 @@ import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
+import io.rdmaverbs.verbs.provider.simulated.ResourceCounts;
+import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,7 +26,7 @@ public final class ScenarioRun implements AutoCloseable {
     private final Verbs verbs;
     private final DeviceInfo device;
     private final Steps steps = new Steps();
-    private final Map<String, Integer> kernelBefore;
+    private final Map<String, Integer> objectsBefore;
 
     private ScenarioRun(VerbsTarget target) {
         this.target = target;
@@ -33,7 +36,30 @@ public final class ScenarioRun implements AutoCloseable {
                 ? provider.devices().stream().findFirst().orElseThrow(
                         () -> new IllegalStateException(target + ": the provider has no device"))
                 : verbs.findDevice(target.device());
-        this.kernelBefore = target.kernelLeakCheck() ? KernelResources.ofThisProcess() : Map.of();
+        this.objectsBefore = liveObjects();
+    }
+
+    /**
+     * The objects the provider's "kernel" holds for this process, by type: {@code rdma resource show}
+     * for the real device, the simulated device's own accounting otherwise. The leak check compares
+     * this before and after the scenario.
+     */
+    public Map<String, Integer> liveObjects() {
+        if (target.kernelLeakCheck()) {
+            return KernelResources.ofThisProcess();
+        }
+        if (provider instanceof SimulatedProvider sim) {
+            ResourceCounts c = sim.resourceCounts(device.name());
+            Map<String, Integer> m = new LinkedHashMap<>();
+            m.put("pd", c.pds());
+            m.put("cq", c.cqs());
+            m.put("qp", c.qps());
+            m.put("mr", c.mrs());
+            m.put("srq", c.srqs());
+            m.put("ctx", c.contexts());
+            return m;
+        }
+        return Map.of();
     }
 
     public static ScenarioRun start(VerbsTarget target) {
@@ -75,9 +101,7 @@ public final class ScenarioRun implements AutoCloseable {
         CloseReport report = verbs.close(ClosePolicy.CASCADE);
         assertThat(report.left()).as("%s: resources the cascade could not release", target).isEmpty();
         assertThat(verbs.resources()).as("%s: graph after the scenario", target).isEmpty();
-        if (target.kernelLeakCheck()) {
-            assertThat(KernelResources.ofThisProcess()).as("%s: kernel objects of this process (rdma resource show)",
-                    target).isEqualTo(kernelBefore);
-        }
+        assertThat(liveObjects()).as("%s: objects the provider holds for this process after the scenario", target)
+                .isEqualTo(objectsBefore);
     }
 }
