@@ -50,6 +50,17 @@ public final class MemoryRegion extends VerbsResource {
         return segment;
     }
 
+    /**
+     * Refuses to let the device touch memory whose arena was closed while it was registered (the
+     * pages stay pinned, but the application may reuse the addresses).
+     */
+    void checkMemoryAlive() {
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("the memory of " + ref() + " was freed (its arena closed) while it was "
+                    + "still registered; close the region before its memory");
+        }
+    }
+
     public int lkey() {
         return handle.lkey();
     }

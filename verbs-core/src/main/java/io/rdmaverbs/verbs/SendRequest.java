@@ -146,6 +146,7 @@ public final class SendRequest implements AutoCloseable {
 
     static void checkRegion(MemoryRegion r, DeviceContext context) {
         r.checkOpen();
+        r.checkMemoryAlive();
         if (r.context() != context) {
             throw new IllegalArgumentException(r.ref() + " is registered on another device context");
         }

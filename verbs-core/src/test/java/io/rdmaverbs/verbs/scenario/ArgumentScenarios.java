@@ -111,6 +111,16 @@ final class ArgumentScenarios {
                 qp.close();
                 mr.close();
             }
+            Arena shortLived = Arena.ofShared();
+            MemoryRegion freed = pd.registerMemory(shortLived.allocate(64), LOCAL, "freed");
+            QueuePair sender = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS));
+            try (var send = sender.newSendRequest(1).single(freed, 0, 64)) {
+                shortLived.close();
+                assertThat(steps.rejected("posting from a region whose memory was freed", IllegalStateException.class,
+                        () -> sender.postSend(send)).getMessage()).contains("was freed");
+            }
+            sender.close();
+            freed.close();
             CompletionQueue closedCq = ctx.createCompletionQueue(4);
             closedCq.close();
             steps.rejected("a QP on a closed CQ", ResourceClosedException.class,
