@@ -136,7 +136,8 @@ public final class CompletionQueue extends VerbsResource {
         int n = unacknowledged.get();
         if (n > 0) {
             out.add(new StuckReference(self, ResourceKind.COMPLETION_QUEUE.releaseVerb(), Consequence.BLOCKS_FOREVER,
-                    null, Cause.UNACKNOWLEDGED_CQ_EVENTS, channel == null ? null : channel.ref(), null,
+                    // No blocker: closing the channel resolves nothing (it cannot close before the CQ).
+                    null, Cause.UNACKNOWLEDGED_CQ_EVENTS, null, null,
                     self + " has " + n + " completion event(s) not acknowledged (ibv_ack_cq_events): "
                             + "ibv_destroy_cq would block forever"));
         }

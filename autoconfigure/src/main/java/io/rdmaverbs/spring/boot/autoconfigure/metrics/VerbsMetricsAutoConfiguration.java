@@ -1,0 +1,65 @@
+package io.rdmaverbs.spring.boot.autoconfigure.metrics;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
+import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.rdmaverbs.spring.boot.autoconfigure.VerbsAutoConfiguration;
+import io.rdmaverbs.spring.boot.autoconfigure.resilience.VerbsCircuitBreakerAutoConfiguration;
+import io.rdmaverbs.verbs.Verbs;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Micrometer metrics of the resource graph, and Resilience4j's own metrics of the teardown retry and
+ * the device circuit breakers, when Micrometer (and resilience4j-micrometer) are present.
+ */
+@AutoConfiguration(after = { VerbsAutoConfiguration.class, VerbsCircuitBreakerAutoConfiguration.class },
+        afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean(Verbs.class)
+public final class VerbsMetricsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    VerbsMetrics rdmaVerbsMetrics(Verbs verbs) {
+        return new VerbsMetrics(verbs);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    VerbsEventMetrics rdmaVerbsEventMetrics(ObjectProvider<MeterRegistry> registry) {
+        return new VerbsEventMetrics(registry);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(TaggedRetryMetrics.class)
+    static class RetryMetricsConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(RetryRegistry.class)
+        TaggedRetryMetrics rdmaVerbsRetryMetrics(RetryRegistry registry) {
+            return TaggedRetryMetrics.ofRetryRegistry(registry);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ TaggedCircuitBreakerMetrics.class, CircuitBreakerRegistry.class })
+    static class CircuitBreakerMetricsConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(CircuitBreakerRegistry.class)
+        TaggedCircuitBreakerMetrics rdmaVerbsCircuitBreakerMetrics(CircuitBreakerRegistry registry) {
+            return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry);
+        }
+    }
+}

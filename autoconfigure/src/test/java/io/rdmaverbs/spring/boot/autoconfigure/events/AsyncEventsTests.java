@@ -1,0 +1,137 @@
+package io.rdmaverbs.spring.boot.autoconfigure.events;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
+import io.rdmaverbs.spring.boot.autoconfigure.resilience.DeviceCircuitBreakers;
+import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
+import io.rdmaverbs.verbs.DeviceContext;
+import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.attr.AsyncEventType;
+import io.rdmaverbs.verbs.attr.PortState;
+import io.rdmaverbs.verbs.provider.VerbsProvider;
+import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.event.EventListener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class AsyncEventsTests {
+
+    @Test
+    void portGoingDownArrivesAsAnApplicationEventAndTurnsHealthDownThenUpAgain() {
+        Contexts.simulated()
+                .withPropertyValues(Contexts.FULL)
+                .withBean(Received.class)
+                .run(context -> {
+                    SimulatedProvider provider = (SimulatedProvider) context.getBean(VerbsProvider.class);
+                    Received received = context.getBean(Received.class);
+                    HealthIndicator main = indicator(context.getBean("rdmaVerbsHealthContributor",
+                            CompositeHealthContributor.class));
+                    assertThat(main.health().getStatus()).isEqualTo(Status.UP);
+
+                    provider.setPortState("rxe0", 1, PortState.DOWN);
+
+                    await().atMost(Duration.ofSeconds(5)).until(() -> !received.events.isEmpty());
+                    VerbsAsyncEvent event = received.events.getFirst();
+                    assertThat(event.type()).isEqualTo(AsyncEventType.PORT_ERR);
+                    assertThat(event.context().name()).isEqualTo("main");
+                    assertThat(event.event().port()).isEqualTo(1);
+                    assertThat(received.threads).first().asString().isEqualTo("rdma-verbs-async-rxe0");
+                    Health down = main.health();
+                    assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(down.getDetails()).containsEntry("portState", "DOWN")
+                            .containsEntry("reason", "port 1 is DOWN");
+                    DeviceCircuitBreakers breakers = context.getBean(DeviceCircuitBreakers.class);
+                    assertThat(breakers.forContext("main").getState()).isEqualTo(CircuitBreaker.State.OPEN);
+
+                    provider.setPortState("rxe0", 1, PortState.ACTIVE);
+
+                    await().atMost(Duration.ofSeconds(5)).until(() -> received.events.size() == 2);
+                    assertThat(received.events.get(1).type()).isEqualTo(AsyncEventType.PORT_ACTIVE);
+                    assertThat(main.health().getStatus()).isEqualTo(Status.UP);
+                    assertThat(breakers.forContext("main").getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+                });
+    }
+
+    @Test
+    void deviceFatalForcesTheCircuitBreakerOpenAndTurnsHealthDown() {
+        Contexts.simulated()
+                .withPropertyValues(Contexts.FULL)
+                .withPropertyValues("rdma.verbs.teardown.policy=cascade")
+                .withBean(Received.class)
+                .run(context -> {
+                    SimulatedProvider provider = (SimulatedProvider) context.getBean(VerbsProvider.class);
+                    DeviceCircuitBreakers breakers = context.getBean(DeviceCircuitBreakers.class);
+                    CircuitBreaker breaker = breakers.forContext(context.getBean("main", DeviceContext.class));
+                    assertThat(breaker.getName()).isEqualTo("rdma-verbs-main");
+                    assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+
+                    provider.injectDeviceFatal("rxe0");
+
+                    await().atMost(Duration.ofSeconds(5))
+                            .until(() -> breaker.getState() == CircuitBreaker.State.FORCED_OPEN);
+                    assertThat(breaker.tryAcquirePermission()).isFalse();
+                    Received received = context.getBean(Received.class);
+                    assertThat(received.events).extracting(VerbsAsyncEvent::type).contains(AsyncEventType.DEVICE_FATAL);
+                    Health health = indicator(context.getBean("rdmaVerbsHealthContributor",
+                            CompositeHealthContributor.class)).health();
+                    assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(health.getDetails()).containsEntry("circuitBreaker", "FORCED_OPEN");
+                    assertThat((String) health.getDetails().get("reason")).contains("fatal event");
+                    context.close();
+                    assertThat(provider.resourceCounts("rxe0").objects()).isZero();
+                });
+    }
+
+    @Test
+    void readersStopWithTheContextBeforeTheTeardown() {
+        Contexts.simulated()
+                .withPropertyValues(Contexts.FULL)
+                .run(context -> {
+                    AsyncEventReaders readers = context.getBean(AsyncEventReaders.class);
+                    assertThat(readers.activeReaders()).isEqualTo(1);
+                    assertThat(readers.getPhase()).isGreaterThan(context.getBean(VerbsTeardown.class).getPhase());
+                    context.close();
+                    assertThat(readers.activeReaders()).isZero();
+                    assertThat(readers.isRunning()).isFalse();
+                });
+    }
+
+    @Test
+    void aContextOpenedByTheApplicationGetsItsReaderAtOnce() {
+        Contexts.simulated()
+                .withPropertyValues(Contexts.FULL)
+                .run(context -> {
+                    AsyncEventReaders readers = context.getBean(AsyncEventReaders.class);
+                    Verbs verbs = context.getBean(Verbs.class);
+                    verbs.openDevice(verbs.findDevice("rxe0"), "second");
+                    assertThat(readers.activeReaders()).isEqualTo(2);
+                });
+    }
+
+    private static HealthIndicator indicator(CompositeHealthContributor composite) {
+        return (HealthIndicator) composite.getContributor("main");
+    }
+
+    static class Received {
+
+        final List<VerbsAsyncEvent> events = new CopyOnWriteArrayList<>();
+        final List<String> threads = new CopyOnWriteArrayList<>();
+
+        @EventListener
+        void on(VerbsAsyncEvent event) {
+            events.add(event);
+            threads.add(Thread.currentThread().getName());
+        }
+    }
+}
