@@ -38,10 +38,12 @@ public final class VerbsEndpoint {
     @ReadOperation
     public VerbsGraph graph() {
         List<VerbsResource> all = verbs.resources();
+        List<io.rdmaverbs.verbs.StuckReference> stuck = verbs.stuckReferences();
         return new VerbsGraph(verbs.provider().name(), policy.name(),
                 all.stream().filter(DeviceContext.class::isInstance).map(ResourceNode::of).toList(),
-                verbs.stuckReferences().stream().filter(StuckReferenceDescriptor::holdsUpTheTeardown)
-                        .map(StuckReferenceDescriptor::of).toList(),
+                stuck.stream().map(StuckReferenceDescriptor::of).toList(),
+                stuck.stream().filter(StuckReferenceDescriptor::holdsUpTheTeardown).map(StuckReferenceDescriptor::of)
+                        .toList(),
                 ClosePlanDescriptor.of(verbs.planClose(policy.closePolicy())));
     }
 
@@ -75,12 +77,14 @@ public final class VerbsEndpoint {
      * @param provider the provider: native or simulated
      * @param teardownPolicy the policy the close plan is for
      * @param resources each open device context with the resources created in it
-     * @param stuckReferences the stuck references held from outside the graph (leases, unacknowledged
-     *     completion events): those that hold up the teardown
+     * @param stuckReferences every release that would fail, hang or leak if attempted now
+     * @param teardownBlockers those held from outside the graph (leases, unacknowledged completion
+     *     events), which a dependency-ordered teardown cannot resolve by itself
      * @param closePlan what the teardown would do now
      */
     public record VerbsGraph(String provider, String teardownPolicy, List<ResourceNode> resources,
-            List<StuckReferenceDescriptor> stuckReferences, ClosePlanDescriptor closePlan)
+            List<StuckReferenceDescriptor> stuckReferences, List<StuckReferenceDescriptor> teardownBlockers,
+            ClosePlanDescriptor closePlan)
             implements OperationResponseBody {
     }
 

@@ -21,10 +21,12 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * The health of one device context: DOWN when its port is not active, when the device had a fatal
- * event, or when the context is closed; UP otherwise. Stuck references held from outside the graph
- * (leases, unacknowledged completion events) are details, not a failure:
- * they say what would make a release fail, hang or leak at shutdown, while the device serves traffic
- * perfectly well, and an orchestrator must not restart the application for them.
+ * event, or when the context is closed; UP otherwise. Stuck references are details, not a failure:
+ * {@code stuckReferences} lists every release that would fail, hang or leak if attempted now (a CQ
+ * still on its channel, QPs on an XRC domain, a multicast attachment...), and {@code teardownBlockers}
+ * the subset a dependency-ordered shutdown cannot resolve by itself (leases, unacknowledged CQ events).
+ * The device serves traffic perfectly well meanwhile, and an orchestrator must not restart the
+ * application for them.
  */
 final class DeviceHealthIndicator implements HealthIndicator {
 
@@ -75,14 +77,18 @@ final class DeviceHealthIndicator implements HealthIndicator {
         List<VerbsResource> resources = resourcesOf(context);
         health.withDetail("resources", countsByKind(resources));
         List<StuckReferenceDescriptor> stuck = new ArrayList<>();
+        List<StuckReferenceDescriptor> blockers = new ArrayList<>();
         for (VerbsResource r : resources) {
             for (StuckReference s : r.stuckReferences()) {
+                StuckReferenceDescriptor d = StuckReferenceDescriptor.of(s);
+                stuck.add(d);
                 if (StuckReferenceDescriptor.holdsUpTheTeardown(s)) {
-                    stuck.add(StuckReferenceDescriptor.of(s));
+                    blockers.add(d);
                 }
             }
         }
         health.withDetail("stuckReferences", stuck);
+        health.withDetail("teardownBlockers", blockers);
         if (!reasons.isEmpty()) {
             health.down().withDetail("reason", String.join("; ", reasons));
         }

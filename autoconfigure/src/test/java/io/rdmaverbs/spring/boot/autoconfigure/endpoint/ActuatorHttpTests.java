@@ -49,7 +49,7 @@ class ActuatorHttpTests {
     private MemoryRegion target;
 
     @Test
-    void healthIsUpWithPortStateResourceCountsAndNoStuckReferences() throws Exception {
+    void healthIsUpWithPortStateResourceCountsAndTheDependentsThatHoldEachResource() throws Exception {
         DocumentContext health = json(get("/actuator/health/rdmaVerbs"), 200);
         assertThat(health.read("$.status", String.class)).isEqualTo("UP");
         Map<String, Object> main = health.read("$.components.main.details");
@@ -58,7 +58,14 @@ class ActuatorHttpTests {
         assertThat(health.<Map<String, Object>>read("$.components.main.details.resources"))
                 .containsEntry("QUEUE_PAIR", 2)
                 .containsEntry("MEMORY_REGION", 2).containsEntry("DEVICE_CONTEXT", 1);
-        assertThat(health.<List<Object>>read("$.components.main.details.stuckReferences")).isEmpty();
+        // A CQ still on its completion channel: ibv_destroy_comp_channel would fail with EBUSY now.
+        String onChannel = "$.components.main.details.stuckReferences[?(@.resource.name == 'events')]";
+        assertThat(health.<List<Object>>read(onChannel + ".blocker.name")).containsExactly("cq0");
+        assertThat(health.<List<Object>>read(onChannel + ".verb")).containsExactly("ibv_destroy_comp_channel");
+        assertThat(health.<List<Object>>read(onChannel + ".errno")).containsExactly("EBUSY");
+        assertThat(health.<List<Object>>read("$.components.main.details.stuckReferences[*].cause"))
+                .containsOnly("DEPENDENT_RESOURCE");
+        assertThat(health.<List<Object>>read("$.components.main.details.teardownBlockers")).isEmpty();
     }
 
     @Test
@@ -66,7 +73,7 @@ class ActuatorHttpTests {
         try (Lease lease = target.lease("replicator")) {
             DocumentContext health = json(get("/actuator/health/rdmaVerbs"), 200);
             assertThat(health.read("$.status", String.class)).isEqualTo("UP");
-            String stuck = "$.components.main.details.stuckReferences[0]";
+            String stuck = "$.components.main.details.teardownBlockers[0]";
             assertThat(health.read(stuck + ".resource.name", String.class)).isEqualTo("target");
             assertThat(health.read(stuck + ".verb", String.class)).isEqualTo("ibv_dereg_mr");
             assertThat(health.read(stuck + ".consequence", String.class)).isEqualTo("BREAKS_LEASE");
@@ -77,7 +84,7 @@ class ActuatorHttpTests {
                     .contains(ActuatorHttpTests.class.getName() + ".healthShowsALeaseWithItsHolderAndStackAndStaysUp");
         }
         assertThat(json(get("/actuator/health/rdmaVerbs"), 200)
-                .<List<Object>>read("$.components.main.details.stuckReferences")).isEmpty();
+                .<List<Object>>read("$.components.main.details.teardownBlockers")).isEmpty();
     }
 
     @Test
@@ -117,7 +124,8 @@ class ActuatorHttpTests {
                 .containsExactly("a", "b", "source", "target");
         assertThat(verbs.<List<Object>>read("$.resources[0].dependents[0].dependents[0].parents[*].name"))
                 .containsExactly("main", "pd0", "cq0");
-        assertThat(verbs.<List<Object>>read("$.stuckReferences")).isEmpty();
+        assertThat(verbs.<List<Object>>read("$.teardownBlockers")).isEmpty();
+        assertThat(verbs.<List<Object>>read("$.stuckReferences[*].resource.name")).contains("pd0", "cq0", "events");
         assertThat(verbs.read("$.closePlan.policy", String.class)).isEqualTo("STRICT");
         assertThat(verbs.read("$.closePlan.blocked", Boolean.class)).isFalse();
         assertThat(verbs.<List<Object>>read("$.closePlan.steps[*].resource.name"))
@@ -133,7 +141,7 @@ class ActuatorHttpTests {
             DocumentContext verbs = json(get("/actuator/verbs"), 200);
             assertThat(verbs.read("$.closePlan.blocked", Boolean.class)).isTrue();
             assertThat(verbs.read("$.closePlan.blockers[0].lease.holder", String.class)).isEqualTo("replicator");
-            assertThat(verbs.read("$.stuckReferences[0].resource.name", String.class)).isEqualTo("target");
+            assertThat(verbs.read("$.teardownBlockers[0].resource.name", String.class)).isEqualTo("target");
             assertThat(verbs.read("$.resources[0].dependents[0].dependents[3].leases[0].holder", String.class))
                     .isEqualTo("replicator");
         } finally {
