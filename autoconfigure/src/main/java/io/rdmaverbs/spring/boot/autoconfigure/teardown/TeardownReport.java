@@ -16,16 +16,19 @@ import io.rdmaverbs.verbs.StuckReference;
  * @param took how long the whole teardown took
  * @param attempts how many strict close attempts the graceful phase made
  * @param drained whether the graceful phase alone released everything (nothing was left for the policy)
+ * @param cleared what the cascade policy cleared out of the way first (leases it revoked, completion
+ *     events it acknowledged), as the stuck references it found; empty for strict
  * @param closed the resources released, in release order
  * @param left the resources still open, each with the reason
  */
 public record TeardownReport(TeardownPolicy policy, Duration took, int attempts, boolean drained,
-        List<ResourceRef> closed, List<Leftover> left) {
+        List<StuckReference> cleared, List<ResourceRef> closed, List<Leftover> left) {
 
     /** How many frames of a lease's stack the report shows. */
     static final int STACK_FRAMES = 5;
 
     public TeardownReport {
+        cleared = List.copyOf(cleared);
         closed = List.copyOf(closed);
         left = List.copyOf(left);
     }
@@ -57,6 +60,13 @@ public record TeardownReport(TeardownPolicy policy, Duration took, int attempts,
                 .append(attempts).append(attempts == 1 ? " attempt" : " attempts")
                 .append(drained ? ", drained" : "").append("): closed ").append(closed.size())
                 .append(", left ").append(left.size());
+        if (!cleared.isEmpty()) {
+            sb.append("\n  cleared first (cascade):");
+            for (StuckReference s : cleared) {
+                sb.append("\n    - ").append(s.cause() == StuckReference.Cause.LEASE ? "revoked: " : "acknowledged: ")
+                        .append(s.message());
+            }
+        }
         if (!closed.isEmpty()) {
             sb.append("\n  closed, in order:");
             for (int i = 0; i < closed.size(); i++) {

@@ -9,6 +9,7 @@ import java.util.Optional;
 
 import io.github.resilience4j.retry.RetryRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
+import io.rdmaverbs.spring.boot.autoconfigure.descriptor.StuckReferenceDescriptor;
 import io.rdmaverbs.verbs.ClosePlan;
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CloseRefusedException;
@@ -108,9 +109,12 @@ public final class VerbsTeardown implements SmartLifecycle {
                 ? new GracefulDrain.Outcome(List.of(), 0, true)
                 : drain.drain(verbs, timeout);
         List<ResourceRef> closed = new ArrayList<>(graceful.closed());
+        List<StuckReference> cleared = new ArrayList<>();
         Map<Long, String> reasons = new HashMap<>();
         if (!graceful.drained()) {
             if (policy == TeardownPolicy.CASCADE) {
+                verbs.stuckReferences().stream().filter(StuckReferenceDescriptor::holdsUpTheTeardown)
+                        .forEach(cleared::add);
                 CloseReport last = verbs.close(ClosePolicy.CASCADE);
                 closed.addAll(last.closed());
                 last.left().forEach(l -> reasons.put(l.resource().id(), reason(l.failure())));
@@ -119,7 +123,7 @@ public final class VerbsTeardown implements SmartLifecycle {
             }
         }
         done = new TeardownReport(policy, Duration.ofNanos(System.nanoTime() - start), graceful.attempts(),
-                graceful.drained(), closed, leftovers(reasons));
+                graceful.drained(), cleared, closed, leftovers(reasons));
         report = done;
         log(done, waiters);
         return done;

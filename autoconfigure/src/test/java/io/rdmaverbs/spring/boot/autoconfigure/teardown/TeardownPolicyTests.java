@@ -83,6 +83,8 @@ class TeardownPolicyTests {
                             .containsExactlyInAnyOrderElementsOf(Contexts.FULL_RELEASE_ORDER)
                             .containsSubsequence("buf", "pd0", "main");
                     assertThat(lease.isRevoked()).isTrue();
+                    assertThat(report.cleared()).singleElement().satisfies(s -> assertThat(s.lease()).isSameAs(lease));
+                    assertThat(report.describe()).contains("cleared first (cascade):", "revoked: ");
                     assertThat(verbs.resources()).isEmpty();
                     assertThat(provider.resourceCounts("rxe0").objects()).isZero();
                     assertThat(provider.leakedObjects()).isEmpty();
@@ -153,7 +155,11 @@ class TeardownPolicyTests {
 
                     close(context);
 
-                    assertThat(teardown.report().orElseThrow().isComplete()).isTrue();
+                    TeardownReport report = teardown.report().orElseThrow();
+                    assertThat(report.isComplete()).isTrue();
+                    assertThat(report.cleared()).extracting(StuckReference::cause)
+                            .containsExactly(StuckReference.Cause.UNACKNOWLEDGED_CQ_EVENTS);
+                    assertThat(report.describe()).contains("acknowledged: ");
                     assertThat(cq.isClosed()).isTrue();
                     assertThat(provider.resourceCounts("rxe0").objects()).isZero();
                 });

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds the sample application and runs it (simulated provider unless you pass
+# --spring.profiles.active=native). Extra arguments go to the application.
+set -euo pipefail
+cd "$(dirname "$0")"
+if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'version "2[5-9]'; then
+  export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+fi
+export PATH="$JAVA_HOME/bin:$PATH"
+mvn -B -q -pl sample-app -am package -DskipTests
+echo "sample: http://localhost:8080/rdma/exchange  http://localhost:8080/actuator/health/rdmaVerbs  (Ctrl-C stops it)"
+exec java -jar sample-app/target/rdma-verbs-sample-app.jar "$@"

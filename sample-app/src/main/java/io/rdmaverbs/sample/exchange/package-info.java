@@ -1,0 +1,4 @@
+@NullMarked
+package io.rdmaverbs.sample.exchange;
+
+import org.jspecify.annotations.NullMarked;

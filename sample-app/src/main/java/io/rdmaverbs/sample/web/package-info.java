@@ -1,0 +1,4 @@
+@NullMarked
+package io.rdmaverbs.sample.web;
+
+import org.jspecify.annotations.NullMarked;
