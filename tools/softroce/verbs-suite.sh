@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs verbs-core's provider-neutral scenario suite against the kernel's soft-RoCE device (rxe0) in
-# the qemu guest, through the project's own API, plus the differential check that replays every
-# scenario on the simulated provider's rxe profile and requires step-for-step agreement.
+# Runs, against the kernel's soft-RoCE device (rxe0) in the qemu guest and through the project's own
+# API: verbs-core's provider-neutral scenario suite; the differential check that replays every
+# scenario on the simulated provider's rxe profile and requires step-for-step agreement; and the
+# sample's Spring context on the native provider, after whose close the kernel must hold nothing.
 #
 # usage: tools/softroce/verbs-suite.sh        (from anywhere; builds what it needs)
-#   SOFTROCE_SKIP_BUILD=1   reuse verbs-core/target from a previous build (CI runs mvn verify first)
 # Reports: target/softroce/junit/ (JUnit XML), summarised on stdout. Exit 0 only when every test
 # passed, no JVM crashed (254) and the guest finished (255 otherwise).
 set -euo pipefail
@@ -21,21 +21,21 @@ out=$repo/target/softroce
 rm -rf "$out/junit"
 mkdir -p "$out"
 
-if [ "${SOFTROCE_SKIP_BUILD:-0}" != 1 ]; then
-  mvn -B -q -pl verbs-core -am test-compile
-fi
-# The host resolves the test class path; the guest sees ~/.m2 and the checkout at the same paths.
-mvn -B -q -pl verbs-core dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$out/test.cp"
-cp="$repo/verbs-core/target/test-classes:$repo/verbs-core/target/classes:$(cat "$out/test.cp")"
+# The modules go to ~/.m2 so that the sample's test class path (which holds verbs-core's test jar
+# with the scenario suite) resolves; the guest sees ~/.m2 and the checkout at the same paths.
+mvn -B -q -pl sample-app -am install -DskipTests
+mvn -B -q -pl sample-app dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$out/test.cp"
+cp="$repo/sample-app/target/test-classes:$repo/sample-app/target/classes:$(cat "$out/test.cp")"
 
 "$here/build.sh"
 
 set +e
 "$here/run.sh" --share "$out" --env CP="$cp" -- \
   '"$SOFTROCE_JAVA" -Drdma.verbs.scenario.targets=native -Drdma.verbs.differential=true \
+     -Drdma.verbs.native-tests=true \
      -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
      --select-class io.rdmaverbs.verbs.scenario.ScenarioSuiteTest \
-     --select-class io.rdmaverbs.verbs.scenario.DifferentialTest \
+     --select-class io.rdmaverbs.sample.NativeShutdownLeakTest \
      --reports-dir "$SOFTROCE_SHARE/junit" --disable-banner --disable-ansi-colors --details=tree'
 rc=$?
 "$here/junit-summary.sh" --min-tests 20 "$out/junit"

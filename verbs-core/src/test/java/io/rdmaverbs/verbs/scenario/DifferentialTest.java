@@ -1,87 +1,44 @@
 package io.rdmaverbs.verbs.scenario;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.Test;
 
-import static org.assertj.core.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.assertThat;
 
-/**
- * The simulated provider is only as good as its agreement with the kernel: every scenario runs on the
- * real device and on the simulated rxe profile, and the two step records must be identical. A
- * disagreement fails naming the step, the kernel's answer and the simulator's. Runs in the soft-RoCE
- * guest ({@code -Drdma.verbs.differential=true}).
- */
-@EnabledIfSystemProperty(named = "rdma.verbs.differential", matches = "true")
+/** The differential comparison finds and names a disagreement (so the guest's check can fail). */
 class DifferentialTest {
 
-    @TestFactory
-    Stream<DynamicTest> kernelAndSimulatorAgreeStepForStep() {
-        VerbsTarget kernel = VerbsTarget.nativeDevice(System.getProperty(VerbsTarget.DEVICE_PROPERTY));
-        VerbsTarget simulator = VerbsTarget.simulatedRxe();
-        return ScenarioCatalog.all().stream().map(scenario -> DynamicTest.dynamicTest(scenario.name(), () -> {
-            Result k = run(kernel, scenario);
-            Result s = run(simulator, scenario);
-            String diff = firstDisagreement(k, s);
-            if (diff != null) {
-                fail("kernel and simulator disagree in '%s': %s%nkernel:    %s%nsimulator: %s", scenario.name(), diff,
-                        k.steps, s.steps);
-            }
-        }));
+    @Test
+    void aDeviceWithXrcAndOneWithoutDisagreeOnTheFirstXrcStepAndTheMessageNamesBothAnswers() {
+        Scenario sharing = ScenarioCatalog.all().stream()
+                .filter(s -> s.name().startsWith("XRC domains are shared by inode")).findFirst().orElseThrow();
+        Differential.Result rxe = Differential.run(VerbsTarget.simulatedRxe(), sharing);
+        Differential.Result mlx5 = Differential.run(VerbsTarget.simulatedMlx5(), sharing);
+        assertThat(rxe.failure()).isNull();
+        assertThat(mlx5.failure()).isNull();
+
+        assertThat(Differential.firstDisagreement(rxe, mlx5))
+                .isEqualTo("step 1: the kernel run did 'ibv_open_xrcd O_CREAT|O_EXCL on a device without XRC' and got "
+                        + "EOPNOTSUPP, the simulator run did 'ibv_open_xrcd O_CREAT|O_EXCL' and got ok");
+        // A shorter record is a disagreement too: the step the other run did not reach is named.
+        Differential.Result truncated = new Differential.Result(mlx5.steps().subList(0, 2), null);
+        assertThat(Differential.firstDisagreement(mlx5, truncated)).startsWith("step 3 '")
+                .endsWith("the simulator answered (no such step: completed)");
     }
 
-    record Result(List<Steps.Outcome> steps, @Nullable Throwable failure) {
+    @Test
+    void identicalRecordsAgree() {
+        Scenario scenario = ScenarioCatalog.all().getFirst();
+        assertThat(Differential.firstDisagreement(Differential.run(VerbsTarget.simulatedRxe(), scenario),
+                Differential.run(VerbsTarget.simulatedRxe(), scenario))).isNull();
     }
 
-    static Result run(VerbsTarget target, Scenario scenario) {
-        Steps steps = null;
-        Throwable failure = null;
-        try (ScenarioRun run = ScenarioRun.start(target)) {
-            steps = run.steps();
-            try {
-                scenario.body().run(run);
-            } catch (Throwable t) {
-                failure = t;
-            }
-        } catch (Throwable t) {
-            if (failure == null) {
-                failure = t;
-            }
-        }
-        return new Result(steps == null ? List.of() : steps.outcomes(), failure);
-    }
-
-    static @Nullable String firstDisagreement(Result kernel, Result simulator) {
-        List<Steps.Outcome> k = kernel.steps;
-        List<Steps.Outcome> s = simulator.steps;
-        for (int i = 0; i < Math.max(k.size(), s.size()); i++) {
-            Steps.Outcome ko = i < k.size() ? k.get(i) : null;
-            Steps.Outcome so = i < s.size() ? s.get(i) : null;
-            if (ko == null || so == null || !ko.equals(so)) {
-                String label = ko != null ? ko.label() : so.label();
-                return "step " + (i + 1) + " '" + label + "': the kernel answered "
-                        + (ko == null ? "(no such step: " + failureOf(kernel) + ")" : ko.result())
-                        + ", the simulator answered "
-                        + (so == null ? "(no such step: " + failureOf(simulator) + ")" : so.result());
-            }
-        }
-        if ((kernel.failure == null) != (simulator.failure == null)) {
-            return "one run failed after the same steps: kernel " + failureOf(kernel) + ", simulator "
-                    + failureOf(simulator);
-        }
-        return null;
-    }
-
-    private static String failureOf(Result r) {
-        List<String> parts = new ArrayList<>();
-        if (r.failure != null) {
-            parts.add(r.failure.toString());
-        }
-        return parts.isEmpty() ? "completed" : String.join("; ", parts);
+    @Test
+    void aRunThatFailsAfterTheSameStepsIsADisagreement() {
+        List<Steps.Outcome> same = List.of(new Steps.Outcome("ibv_alloc_pd", "ok"));
+        String d = Differential.firstDisagreement(new Differential.Result(same, null),
+                new Differential.Result(same, new AssertionError("boom")));
+        assertThat(d).contains("the kernel run completed", "the simulator run failed: java.lang.AssertionError: boom");
     }
 }
