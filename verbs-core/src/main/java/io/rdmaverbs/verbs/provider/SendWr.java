@@ -4,20 +4,8 @@ import io.rdmaverbs.verbs.attr.SendOpcode;
 
 import org.jspecify.annotations.Nullable;
 
-/**
- * A reusable send work request in the provider's own format ({@code struct ibv_send_wr} plus its
- * scatter/gather list for the native provider), so that posting allocates nothing. Thread-confined:
- * one request object per posting thread. Setters overwrite; {@link #clear()} resets everything.
- */
-public interface SendWr extends AutoCloseable {
-
-    int maxSge();
-
-    void clear();
-
-    void wrId(long id);
-
-    long wrId();
+/** A reusable send work request in the provider's own format ({@code struct ibv_send_wr} for the native one). */
+public interface SendWr extends WorkRequest {
 
     void opcode(SendOpcode opcode);
 
@@ -27,19 +15,6 @@ public interface SendWr extends AutoCloseable {
     void flags(int sendFlags);
 
     int flags();
-
-    /** Sets scatter/gather entry {@code index}; the count is {@link #sgeCount(int)}. */
-    void sge(int index, long address, int length, int lkey);
-
-    void sgeCount(int count);
-
-    int sgeCount();
-
-    long sgeAddress(int index);
-
-    int sgeLength(int index);
-
-    int sgeLkey(int index);
 
     /** Immediate data in host byte order; providers convert to the wire's network order. */
     void immediateData(int imm);
@@ -77,7 +52,4 @@ public interface SendWr extends AutoCloseable {
     void xrcRemoteSrqNum(int srqNum);
 
     int xrcRemoteSrqNum();
-
-    @Override
-    void close();
 }

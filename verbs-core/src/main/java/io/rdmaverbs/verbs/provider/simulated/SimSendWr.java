@@ -8,15 +8,9 @@ import io.rdmaverbs.verbs.provider.SendWr;
 
 import org.jspecify.annotations.Nullable;
 
-/** {@link SendWr} in plain arrays. Thread-confined like the interface says; using it after close is a bug. */
-final class SimSendWr implements SendWr {
+/** {@link SendWr}: the send-only fields next to the shared id and scatter/gather list. */
+final class SimSendWr extends SimWorkRequest implements SendWr {
 
-    final SimulatedProvider provider;
-    private final long[] addresses;
-    private final int[] lengths;
-    private final int[] lkeys;
-    private int sgeCount;
-    private long wrId;
     private SendOpcode opcode = SendOpcode.SEND;
     private int flags;
     private int immediate;
@@ -28,38 +22,14 @@ final class SimSendWr implements SendWr {
     private int remoteQpn;
     private int remoteQkey;
     private int xrcRemoteSrqNum;
-    private boolean closed;
 
     SimSendWr(SimulatedProvider provider, int maxSge) {
-        if (maxSge < 0) {
-            throw new IllegalArgumentException("maxSge must be >= 0, was " + maxSge);
-        }
-        this.provider = provider;
-        addresses = new long[maxSge];
-        lengths = new int[maxSge];
-        lkeys = new int[maxSge];
-    }
-
-    private void open() {
-        if (closed) {
-            throw new IllegalStateException("this send request was closed");
-        }
-    }
-
-    boolean isClosed() {
-        return closed;
-    }
-
-    @Override
-    public int maxSge() {
-        return addresses.length;
+        super(provider, maxSge, "send");
     }
 
     @Override
     public void clear() {
-        open();
-        sgeCount = 0;
-        wrId = 0;
+        super.clear();
         opcode = SendOpcode.SEND;
         flags = 0;
         immediate = 0;
@@ -71,18 +41,6 @@ final class SimSendWr implements SendWr {
         remoteQpn = 0;
         remoteQkey = 0;
         xrcRemoteSrqNum = 0;
-    }
-
-    @Override
-    public void wrId(long id) {
-        open();
-        wrId = id;
-    }
-
-    @Override
-    public long wrId() {
-        open();
-        return wrId;
     }
 
     @Override
@@ -107,46 +65,6 @@ final class SimSendWr implements SendWr {
     public int flags() {
         open();
         return flags;
-    }
-
-    @Override
-    public void sge(int index, long address, int length, int lkey) {
-        open();
-        Objects.checkIndex(index, addresses.length);
-        addresses[index] = address;
-        lengths[index] = length;
-        lkeys[index] = lkey;
-    }
-
-    @Override
-    public void sgeCount(int count) {
-        open();
-        Objects.checkFromToIndex(0, count, addresses.length);
-        sgeCount = count;
-    }
-
-    @Override
-    public int sgeCount() {
-        open();
-        return sgeCount;
-    }
-
-    @Override
-    public long sgeAddress(int index) {
-        open();
-        return addresses[Objects.checkIndex(index, addresses.length)];
-    }
-
-    @Override
-    public int sgeLength(int index) {
-        open();
-        return lengths[Objects.checkIndex(index, addresses.length)];
-    }
-
-    @Override
-    public int sgeLkey(int index) {
-        open();
-        return lkeys[Objects.checkIndex(index, addresses.length)];
     }
 
     @Override
@@ -237,10 +155,5 @@ final class SimSendWr implements SendWr {
     public int xrcRemoteSrqNum() {
         open();
         return xrcRemoteSrqNum;
-    }
-
-    @Override
-    public void close() {
-        closed = true;
     }
 }
