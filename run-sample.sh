@@ -8,5 +8,9 @@ if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'v
 fi
 export PATH="$JAVA_HOME/bin:$PATH"
 mvn -B -q -pl sample-app -am package -DskipTests
-echo "sample: http://localhost:8080/rdma/exchange  http://localhost:8080/actuator/health/rdmaVerbs  (Ctrl-C stops it)"
+port=8080
+for arg in "$@"; do
+  case "$arg" in --server.port=*) port=${arg#--server.port=} ;; esac
+done
+echo "sample: http://localhost:$port/rdma/exchange  http://localhost:$port/actuator/health/rdmaVerbs  (Ctrl-C stops it)"
 exec java -jar sample-app/target/rdma-verbs-sample-app.jar "$@"

@@ -29,8 +29,7 @@ class NativeShutdownLeakTest {
 
         ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
                 .profiles("native")
-                .properties("server.port=0", "rdma.verbs.teardown.timeout=1s")
-                .run();
+                .run("--server.port=0", "--rdma.verbs.teardown.timeout=1s");
         try {
             LoopbackExchange loopback = context.getBean(LoopbackExchange.class);
             assertThat(loopback.exchange("over rxe0").received()).isEqualTo("over rxe0");

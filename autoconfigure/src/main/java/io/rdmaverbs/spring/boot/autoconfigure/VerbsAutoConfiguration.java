@@ -103,6 +103,7 @@ public final class VerbsAutoConfiguration {
                     .map(e -> switch (e.getValue().profile()) {
                         case RXE -> DeviceProfile.rxe(e.getKey());
                         case MLX5 -> DeviceProfile.mlx5(e.getKey());
+                        case MLX5_INFINIBAND -> DeviceProfile.mlx5Infiniband(e.getKey());
                     })
                     .toArray(DeviceProfile[]::new);
             return SimulatedProvider.of(profiles);

@@ -104,8 +104,10 @@ public record VerbsProperties(
     public enum SimulatedProfile {
         /** Soft-RoCE (rdma_rxe) as kernel 6.1 reports it: RoCE v2, no XRC, 2 completion vectors. */
         RXE,
-        /** A ConnectX-5 class HCA (mlx5_ib) on InfiniBand, with XRC. */
-        MLX5
+        /** A ConnectX-5 class HCA (mlx5_ib) on RoCE (Ethernet link layer, GID addressing), with XRC. */
+        MLX5,
+        /** The same HCA on an InfiniBand fabric: LID addressing, no GRH on UD unless asked for. */
+        MLX5_INFINIBAND
     }
 
     /**

@@ -94,12 +94,12 @@ final class Libibverbs {
                     + LIBRARY_PROPERTY + "=/path/to/libibverbs.so.1.", cause);
         }
         String problem = Files.exists(path)
-                ? "exists but could not be loaded (" + cause.getMessage() + "): is it a shared library for "
-                        + Platform.description() + "?"
+                ? "exists but could not be loaded (" + cause.getMessage() + "); it must be a shared library for "
+                        + Platform.description()
                 : "does not exist";
         return new ProviderUnavailableException(Reason.LIBRARY_NOT_FOUND, "libibverbs at " + path + " (" + origin
-                + ") " + problem + ". Fix the path, or unset -D" + LIBRARY_PROPERTY + " to use the system's "
-                + LIBRARY_NAME + " (apt install libibverbs1 ibverbs-providers).", cause);
+                + ") " + problem + ". Fix that path, or remove it to use the system's " + LIBRARY_NAME
+                + " (apt install libibverbs1 ibverbs-providers).", cause);
     }
 
     /* The dynamic linker picked the file; /proc/self/maps says which, which helps whoever reads a health report. */

@@ -20,10 +20,6 @@ final class NativeAccess {
         return "--enable-native-access=" + (module.isNamed() ? module.getName() : "ALL-UNNAMED");
     }
 
-    static boolean isEnabled() {
-        return NativeAccess.class.getModule().isNativeAccessEnabled();
-    }
-
     static ProviderUnavailableException disabled(IllegalCallerException cause) {
         return new ProviderUnavailableException(Reason.NATIVE_ACCESS_DISABLED,
                 "native access is disabled for this code, so libibverbs cannot be called: start the JVM with "

@@ -160,7 +160,8 @@ public final class NativeVerbsProvider implements VerbsProvider {
      * @throws IllegalStateException when a different libibverbs is already loaded
      */
     public static NativeVerbsProvider load(Path libraryPath) {
-        return open(Objects.requireNonNull(libraryPath, "libraryPath"), "given to NativeVerbsProvider.load");
+        return open(Objects.requireNonNull(libraryPath, "libraryPath"),
+                "the configured library path, e.g. rdma.verbs.native.library-path");
     }
 
     /**
@@ -176,12 +177,7 @@ public final class NativeVerbsProvider implements VerbsProvider {
                 return Availability.unavailable(e);
             }
         }
-        String message = "libibverbs loaded from " + loaded.library;
-        if (!NativeAccess.isEnabled()) {
-            message += "; native access is not enabled explicitly, which the JDK only tolerates with a warning "
-                    + "for now: add " + NativeAccess.moduleFlag();
-        }
-        return Availability.of(message);
+        return Availability.of("libibverbs loaded from " + loaded.library);
     }
 
     private static synchronized @Nullable NativeVerbsProvider loaded() {

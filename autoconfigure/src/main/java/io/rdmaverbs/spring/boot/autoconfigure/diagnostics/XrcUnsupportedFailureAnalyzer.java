@@ -13,7 +13,8 @@ final class XrcUnsupportedFailureAnalyzer extends AbstractFailureAnalyzer<XrcUns
     protected FailureAnalysis analyze(Throwable rootFailure, XrcUnsupportedException cause) {
         String device = VerbsProperties.devicePath(cause.deviceKey());
         String description = "The RDMA device " + cause.deviceName() + " (" + device + ") does not support XRC "
-                + "(IBV_DEVICE_XRC is not set; soft-RoCE rxe never sets it), but XRC resources are declared on it: "
+                + "(IBV_DEVICE_XRC is not set" + (cause.deviceName().startsWith("rxe") ? "; soft-RoCE never sets it" : "")
+                + "), but XRC resources are declared on it: "
                 + String.join(", ", cause.properties()) + ".";
         String otherDevice = cause.devicesWithXrc().isEmpty()
                 ? "No other device present supports XRC"
