@@ -177,6 +177,14 @@ public final class Verbs implements AutoCloseable {
      * will clear on the way.
      */
     public ClosePlan planClose(Collection<? extends VerbsResource> resources, ClosePolicy policy) {
+        return plan(resources, policy).plan();
+    }
+
+    /** A plan and the resources of its steps, in order. */
+    private record Planned(ClosePlan plan, List<VerbsResource> order) {
+    }
+
+    private Planned plan(Collection<? extends VerbsResource> resources, ClosePolicy policy) {
         List<VerbsResource> order = releaseOrder(resources, policy != ClosePolicy.STRICT);
         Set<Long> inPlan = new HashSet<>();
         order.forEach(r -> inPlan.add(r.id()));
@@ -192,7 +200,7 @@ public final class Verbs implements AutoCloseable {
                 }
             }
         }
-        return new ClosePlan(policy, steps, blockers);
+        return new Planned(new ClosePlan(policy, steps, blockers), order);
     }
 
     /** Closes everything, cascading; see {@link #close(ClosePolicy)}. */
@@ -213,8 +221,9 @@ public final class Verbs implements AutoCloseable {
      * the rest.
      */
     public CloseReport close(Collection<? extends VerbsResource> resources, ClosePolicy policy) {
-        ClosePlan plan = planClose(resources, policy);
-        List<VerbsResource> order = releaseOrder(resources, policy != ClosePolicy.STRICT);
+        Planned planned = plan(resources, policy);
+        ClosePlan plan = planned.plan();
+        List<VerbsResource> order = planned.order();
         List<ResourceRef> closed = new ArrayList<>();
         List<CloseReport.Leftover> left = new ArrayList<>();
         if (plan.isBlocked()) {

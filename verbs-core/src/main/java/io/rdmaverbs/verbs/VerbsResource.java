@@ -284,6 +284,8 @@ public abstract sealed class VerbsResource implements AutoCloseable
             if (isClosed()) {
                 return;
             }
+            // Checked before anything is touched (a refusal must leave the resource usable), and again
+            // once new operations are shut out: a creation in flight may have added a dependent.
             if (policy != ClosePolicy.CASCADE) {
                 refuseIfStuck(policy);
             }
