@@ -264,7 +264,7 @@ public final class Verbs implements AutoCloseable {
     }
 
     private static @Nullable VerbsResource failedDescendant(VerbsResource r, Set<VerbsResource> failed) {
-        for (VerbsResource d : r.liveDependents()) {
+        for (VerbsResource d : r.dependents()) {
             if (failed.contains(d)) {
                 return d;
             }
@@ -366,19 +366,14 @@ public final class Verbs implements AutoCloseable {
         return handle == null ? null : byHandle.get(handle);
     }
 
+    /** The handles events can name (CQ events, and QP/CQ/SRQ async events); only those are indexed. */
     private static @Nullable Handle handleOf(VerbsResource r) {
         return switch (r) {
-            case DeviceContext c -> c.handle;
-            case ProtectionDomain p -> p.handle;
-            case XrcDomain x -> x.handle;
-            case CompletionChannel c -> c.handle;
             case CompletionQueue c -> c.handle;
             case SharedReceiveQueue s -> s.handle;
             case QueuePair q -> q.handle;
             case XrcReceiveQpRegistration x -> x.handle;
-            case MemoryRegion m -> m.handle;
-            case AddressHandle a -> a.handle;
-            case MulticastAttachment m -> null;
+            default -> null;
         };
     }
 

@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
@@ -37,10 +36,15 @@ public abstract sealed class VerbsResource implements AutoCloseable
     private static final int IN_FLIGHT = CLOSING - 1;
     private static final long DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final VarHandle STATE;
+    private static final VarHandle DEPENDENTS;
+    private static final VarHandle LEASES;
 
     static {
         try {
-            STATE = MethodHandles.lookup().findVarHandle(VerbsResource.class, "state", int.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STATE = lookup.findVarHandle(VerbsResource.class, "state", int.class);
+            DEPENDENTS = lookup.findVarHandle(VerbsResource.class, "dependents", Set.class);
+            LEASES = lookup.findVarHandle(VerbsResource.class, "leases", Set.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -54,18 +58,23 @@ public abstract sealed class VerbsResource implements AutoCloseable
     private final long id;
     private final ResourceKind kind;
     private final List<VerbsResource> parents;
-    private final Set<VerbsResource> dependents = ConcurrentHashMap.newKeySet();
-    private final Set<Lease> leases = ConcurrentHashMap.newKeySet();
-    private final ReentrantLock closeLock = new ReentrantLock();
+    /*
+     * Most resources never get a dependent or a lease: both sets are created on first use (a graph of
+     * 100k resources is made mostly of leaves), and read as empty until then.
+     */
+    private volatile @Nullable Set<VerbsResource> dependents;
+    private volatile @Nullable Set<Lease> leases;
+    private final Object closeLock = new Object();
     private final Instant createdAt = Instant.now();
-    private volatile String name;
+    /** The user's name; {@code null} until given, the generated {@code pd#3} is built on demand. */
+    private volatile @Nullable String name;
 
     VerbsResource(Verbs verbs, ResourceKind kind, List<VerbsResource> parents, @Nullable String name) {
         this.verbs = verbs;
         this.id = verbs.nextId();
         this.kind = kind;
         this.parents = List.copyOf(parents);
-        this.name = name != null && !name.isBlank() ? name : kind.shortName() + "#" + id;
+        this.name = name != null && !name.isBlank() ? name : null;
     }
 
     // ---- identity -------------------------------------------------------------------------------
@@ -79,7 +88,8 @@ public abstract sealed class VerbsResource implements AutoCloseable
     }
 
     public final String name() {
-        return name;
+        String n = name;
+        return n != null ? n : kind.shortName() + "#" + id;
     }
 
     /** Gives the resource the name reports use (a bean name, a configuration key). */
@@ -98,7 +108,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
     public abstract DeviceContext context();
 
     public final ResourceRef ref() {
-        return new ResourceRef(id, kind, name, context().device().name());
+        return new ResourceRef(id, kind, name(), context().device().name());
     }
 
     /** The resources this one was created on; they cannot be released while it lives. */
@@ -108,7 +118,11 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /** The live resources created on this one, which must be released first. */
     public final List<VerbsResource> dependents() {
-        List<VerbsResource> list = new ArrayList<>(dependents);
+        Set<VerbsResource> set = dependents;
+        if (set == null || set.isEmpty()) {
+            return List.of();
+        }
+        List<VerbsResource> list = new ArrayList<>(set);
         list.sort((a, b) -> Long.compare(a.id, b.id));
         return list;
     }
@@ -140,7 +154,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
         enter();
         try {
             Lease lease = new Lease(this, holder);
-            leases.add(lease);
+            leaseSet().add(lease);
             return lease;
         } finally {
             exit();
@@ -149,13 +163,40 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /** The leases held now, oldest first. */
     public final List<Lease> leases() {
-        List<Lease> list = new ArrayList<>(leases);
+        Set<Lease> set = leases;
+        if (set == null || set.isEmpty()) {
+            return List.of();
+        }
+        List<Lease> list = new ArrayList<>(set);
         list.sort((a, b) -> a.since().compareTo(b.since()));
         return list;
     }
 
     final void leaseEnded(Lease lease) {
-        leases.remove(lease);
+        Set<Lease> set = leases;
+        if (set != null) {
+            set.remove(lease);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Set<Lease> leaseSet() {
+        Set<Lease> set = leases;
+        if (set == null) {
+            LEASES.compareAndSet(this, null, ConcurrentHashMap.newKeySet());
+            set = (Set<Lease>) LEASES.getVolatile(this);
+        }
+        return set;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Set<VerbsResource> dependentSet() {
+        Set<VerbsResource> set = dependents;
+        if (set == null) {
+            DEPENDENTS.compareAndSet(this, null, ConcurrentHashMap.newKeySet());
+            set = (Set<VerbsResource>) DEPENDENTS.getVolatile(this);
+        }
+        return set;
     }
 
     // ---- stuck references -----------------------------------------------------------------------
@@ -279,8 +320,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
      * @throws VerbsException when the release verb fails natively
      */
     public final void close(ClosePolicy policy) {
-        closeLock.lock();
-        try {
+        synchronized (closeLock) {
             if (isClosed()) {
                 return;
             }
@@ -322,15 +362,11 @@ public abstract sealed class VerbsResource implements AutoCloseable
                     endClosing();
                 }
             }
-            if (!dependents.isEmpty()) {
-                // ATTEMPT only: the kernel released it under live dependents (ibv_close_device does).
-                for (VerbsResource d : dependents()) {
-                    d.markDefunct("its " + kind.shortName() + " " + name + " was released under it");
-                }
+            // ATTEMPT only: the kernel released it under live dependents (ibv_close_device does).
+            for (VerbsResource d : dependents()) {
+                d.markDefunct("its " + kind.shortName() + " " + name() + " was released under it");
             }
             verbs.fireClosed(this);
-        } finally {
-            closeLock.unlock();
         }
     }
 
@@ -406,7 +442,10 @@ public abstract sealed class VerbsResource implements AutoCloseable
             l.revoke();
         }
         for (VerbsResource p : parents) {
-            p.dependents.remove(this);
+            Set<VerbsResource> siblings = p.dependents;
+            if (siblings != null) {
+                siblings.remove(this);
+            }
         }
         verbs.unregister(this);
     }
@@ -428,11 +467,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
     /** Called once the native object exists: links this resource under its parents. */
     final void attach() {
         for (VerbsResource p : parents) {
-            p.dependents.add(this);
+            p.dependentSet().add(this);
         }
-    }
-
-    final Set<VerbsResource> liveDependents() {
-        return dependents;
     }
 }
