@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Turns the raw results of benchmarks/run.sh into the markdown tables of docs/performance.md.
+
+usage: report.py RESULTS_DIR > report.md
+
+Reads what is there (hotpath.json, hotpath-c.txt, guest/lifecycle*.{json,txt}, scale.json, heap.txt,
+machine.txt) and prints one table per benchmark. Every figure is a median over all measurement
+iterations of all forks; the error is JMH's 99.9% confidence half-width (for the C programs, the
+same statistic computed here).
+"""
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+
+# Student's t, two-sided 99.9% (JMH's default confidence), by degrees of freedom.
+T999 = {1: 636.619, 2: 31.599, 3: 12.924, 4: 8.610, 5: 6.869, 6: 5.959, 7: 5.408, 8: 5.041, 9: 4.781,
+        10: 4.587, 11: 4.437, 12: 4.318, 13: 4.221, 14: 4.140, 15: 4.073, 16: 4.015, 17: 3.965, 18: 3.922,
+        19: 3.883, 20: 3.850, 21: 3.819, 22: 3.792, 23: 3.768, 24: 3.745, 25: 3.725, 26: 3.707, 27: 3.690,
+        28: 3.674, 29: 3.659, 30: 3.646, 40: 3.551, 60: 3.460, 120: 3.373}
+
+OPS = [("poll1", "`poll`, empty CQ, batch 1"), ("poll16", "`poll`, empty CQ, batch 16"),
+       ("reqNotify", "`requestNotification` (req_notify_cq)"), ("postSend", "`postSend`, 1 WR, 1 SGE"),
+       ("postRecv", "`postReceive`, 1 WR, 1 SGE")]
+
+
+def t999(df):
+    if df in T999:
+        return T999[df]
+    for k in sorted(T999):
+        if k > df:
+            return T999[k]
+    return 3.291
+
+
+def error(values):
+    if len(values) < 2:
+        return float("nan")
+    return t999(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+
+
+class Result:
+    def __init__(self, values, err, alloc=None):
+        self.values = values
+        self.median = statistics.median(values)
+        self.error = err
+        self.alloc = alloc
+
+
+def number(x):
+    """JMH writes NaN (too few iterations for an error) as a string."""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def jmh(path):
+    """benchmark name (class.method[scope=..]) -> Result."""
+    out = {}
+    if not path.exists():
+        return out
+    for b in json.loads(path.read_text()):
+        name = ".".join(b["benchmark"].split(".")[-2:])
+        params = b.get("params") or {}
+        name += "".join(f"[{k}={v}]" for k, v in sorted(params.items()))
+        pm = b["primaryMetric"]
+        values = [v for fork in pm["rawData"] for v in fork]
+        alloc = None
+        for key, m in (b.get("secondaryMetrics") or {}).items():
+            if key.lstrip("\u00b7") == "gc.alloc.rate.norm":
+                alloc = number(m["score"])
+        out[name] = Result(values, number(pm["scoreError"]), alloc)
+    return out
+
+
+def columns(path, value_column, key_columns=1):
+    """Lines "<key...> <value...>" -> key -> list of values (floats from value_column)."""
+    out = {}
+    if not path.exists():
+        return out
+    for line in path.read_text().splitlines():
+        f = line.split()
+        if len(f) <= value_column:
+            continue
+        out.setdefault(" ".join(f[:key_columns]), []).append(float(f[value_column]))
+    return out
+
+
+def fmt(x, digits=2):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+def cell(r, digits=2, scale=1.0):
+    if r is None:
+        return "n/a"
+    return f"{fmt(r.median / scale, digits)} ± {fmt(r.error / scale, digits)}"
+
+
+def hotpath(results):
+    runs = jmh(results / "hotpath.json")
+    if not runs:
+        return
+    cross = columns(results / "hotpath-c.txt", 1)
+    print("### Hot path (host): ns per call, median ± 99.9% error\n")
+    print("| call | C (JMH) | C (clock_gettime) | FFM floor, bare addresses | FFM floor, shared-arena memory "
+          "| provider SPI | project API | provider / C | API / C (goal ≤ 1.2) | API − C (ns) | API B/op |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for op, label in OPS:
+        c = runs.get(f"CLoop.{op}")
+        g = runs.get(f"RawDowncall.{op}[scope=global]")
+        s = runs.get(f"RawDowncall.{op}[scope=shared]")
+        p = runs.get(f"ProviderCalls.{op}")
+        a = runs.get(f"ApiCalls.{op}")
+        cc = cross.get(op)
+        cc_cell = f"{fmt(statistics.median(cc))} ± {fmt(error(cc))}" if cc else "n/a"
+        ratio_p = fmt(p.median / c.median) if p and c else "n/a"
+        ratio_a = fmt(a.median / c.median) if a and c else "n/a"
+        gap = fmt(a.median - c.median, 1) if a and c else "n/a"
+        alloc = fmt(a.alloc, 3) if a and a.alloc is not None else "n/a"
+        print(f"| {label} | {cell(c)} | {cc_cell} | {cell(g)} | {cell(s)} | {cell(p)} | {cell(a)} "
+              f"| {ratio_p} | **{ratio_a}** | {gap} | {alloc} |")
+    print()
+    allocs = [(n, r.alloc) for n, r in runs.items() if r.alloc is not None]
+    if allocs:
+        worst = max(allocs, key=lambda x: x[1])
+        print(f"Allocation (`-prof gc`, gc.alloc.rate.norm): at most {fmt(worst[1], 3)} B/op over all "
+              f"{len(allocs)} hot-path benchmarks (largest: `{worst[0]}`).\n")
+    scopes = [("global", "bare addresses"), ("shared", "shared-arena request, errno in a per-thread slot (as the binding)"),
+              ("sharedErrnoInRequest", "shared-arena request, errno slot inside the request's arena")]
+    if any(f"ErrnoCapture.postSendCaptured[scope={k}]" in runs for k, _ in scopes):
+        print("FFM floor of one post_send, by the memory passed and errno capture (ns per call):\n")
+        print("| memory passed | errno captured | errno not captured | `RawDowncall.postRecv` (captured) |")
+        print("| --- | ---: | ---: | ---: |")
+        for k, label in scopes:
+            cap = runs.get(f"ErrnoCapture.postSendCaptured[scope={k}]")
+            plain = runs.get(f"ErrnoCapture.postSendPlain[scope={k}]")
+            recv = runs.get(f"RawDowncall.postRecv[scope={k}]")
+            print(f"| {label} | {cell(cap)} | {cell(plain)} | {cell(recv)} |")
+        print()
+
+
+PAIRS = [("pd", "alloc + dealloc PD"), ("cq", "create + destroy CQ (256 entries)"),
+         ("qp", "create + destroy RC QP (64/64 WRs, 1 SGE)"), ("mr", "reg + dereg 64 KiB MR")]
+
+
+def level(runs, cls, op):
+    return next((r for n, r in runs.items() if n.startswith(f"{cls}.{op}[")), None)
+
+
+def lifecycle(results):
+    guest = results / "guest"
+    runs = jmh(guest / "lifecycle.json")
+    c1 = columns(guest / "lifecycle-c-1.txt", 2)
+    c2 = columns(guest / "lifecycle-c-2.txt", 2)
+    if runs or c1:
+        print("### Lifecycle on soft-RoCE (rxe0 in the qemu TCG guest, C1-only JVM): µs per create + destroy "
+              "pair, median ± 99.9% error\n")
+        print("| pair | C, before Java | C, after Java | FFM floor | provider SPI | project API "
+              "| C / provider | C / API (goal ≥ 0.9) |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for op, label in PAIRS:
+            raw, prov, api = (level(runs, c, op) for c in ("RawPairs", "ProviderPairs", "ApiPairs"))
+            cells = []
+            for c in (c1.get(op), c2.get(op)):
+                cells.append(f"{fmt(statistics.median(c) / 1000)} ± {fmt(error(c) / 1000)}" if c else "n/a")
+            both = (c1.get(op) or []) + (c2.get(op) or [])
+            cm = statistics.median(both) if both else None
+            rp = fmt(cm / prov.median) if cm and prov else "n/a"
+            ra = fmt(cm / api.median) if cm and api else "n/a"
+            print(f"| {label} | {cells[0]} | {cells[1]} | {cell(raw, 2, 1000)} | {cell(prov, 2, 1000)} "
+                  f"| {cell(api, 2, 1000)} | {rp} | **{ra}** |")
+        print()
+    host = jmh(results / "lifecycle-host.json")
+    hc = columns(results / "lifecycle-host-c.txt", 2)
+    if host:
+        print("### Lifecycle on this host over the fake provider (no device, no emulation, C2): ns per pair, "
+              "median ± 99.9% error\n")
+        print("| pair | C | FFM floor | provider SPI | project API | API − C (ns) | provider B/op | API B/op |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for op, label in PAIRS:
+            raw, prov, api = (level(host, c, op) for c in ("RawPairs", "ProviderPairs", "ApiPairs"))
+            c = hc.get(op)
+            c_cell = f"{fmt(statistics.median(c), 1)} ± {fmt(error(c), 1)}" if c else "n/a"
+            gap = fmt(api.median - statistics.median(c), 0) if api and c else "n/a"
+            pa = fmt(prov.alloc, 0) if prov and prov.alloc is not None else "n/a"
+            aa = fmt(api.alloc, 0) if api and api.alloc is not None else "n/a"
+            print(f"| {label} | {c_cell} | {cell(raw, 1)} | {cell(prov, 1)} | {cell(api, 1)} | {gap} "
+                  f"| {pa} | {aa} |")
+        print()
+
+
+def slope(points):
+    """Least-squares slope and intercept of (x, y)."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    b = sum((x - mx) * (y - my) for x, y in points) / sxx
+    return b, my - b * mx
+
+
+def scale(results):
+    runs = jmh(results / "scale.json")
+    if runs:
+        print("### Resource graph at scale (host, simulated provider): ms, median ± 99.9% error\n")
+        names = [("GraphQueries.healthDetails", "health details (details + stuck references)"),
+                 ("GraphQueries.closePlan", "close plan (CASCADE)"),
+                 ("GraphLifecycle.populate", "create the resources"),
+                 ("GraphLifecycle.cascadeClose", "cascade teardown")]
+        sizes = sorted({int(n.split("resources=")[1].rstrip("]")) for n in runs if "resources=" in n})
+        print("| operation | " + " | ".join(f"{s:,} resources" for s in sizes)
+              + " | slope (µs / resource) | per resource at smallest → largest (µs) | B/op at largest |")
+        print("| --- | " + " | ".join("---:" for _ in sizes) + " | ---: | ---: | ---: |")
+        for name, label in names:
+            rs = {s: runs.get(f"{name}[resources={s}]") for s in sizes}
+            if not any(rs.values()):
+                continue
+            pts = [(s, r.median) for s, r in rs.items() if r]
+            b, _ = slope(pts) if len(pts) > 1 else (float("nan"), 0)
+            per = " → ".join(fmt(r.median * 1000 / s) for s, r in rs.items() if r)
+            largest = rs[sizes[-1]]
+            alloc = f"{largest.alloc / 1e6:.1f} MB" if largest and largest.alloc is not None else "n/a"
+            print(f"| {label} | " + " | ".join(cell(rs[s]) for s in sizes)
+                  + f" | {fmt(b * 1000)} | {per} | {alloc} |")
+        print()
+    heap = columns(results / "heap.txt", 4, key_columns=3)
+    if heap:
+        print("### Heap retained per resource (after full GC): bytes, median of rounds\n")
+        providers = sorted({k.split()[1] for k in heap})
+        sizes = sorted({int(k.split()[2]) for k in heap})
+        print("| provider | " + " | ".join(f"{s:,} resources" for s in sizes) + " |")
+        print("| --- | " + " | ".join("---:" for _ in sizes) + " |")
+        for p in providers:
+            row = []
+            for s in sizes:
+                v = heap.get(f"heap {p} {s}")
+                row.append(fmt(statistics.median(v), 0) if v else "n/a")
+            print(f"| {p} | " + " | ".join(row) + " |")
+        print()
+        classes = (results / "heap.txt").read_text().splitlines()
+        largest = max(sizes)
+        for p in providers:
+            rows = [l.split() for l in classes if l.startswith(f"class {p} {largest} ")]
+            if not rows:
+                continue
+            print(f"Largest growth per resource, {p} provider, {largest:,} resources:\n")
+            print("| class | bytes / resource | instances / resource |")
+            print("| --- | ---: | ---: |")
+            for f in rows:
+                print(f"| `{f[5]}` | {f[3]} | {f[4]} |")
+            print()
+
+
+def main():
+    results = Path(sys.argv[1])
+    machine = results / "machine.txt"
+    if machine.exists():
+        print("### Machine\n")
+        for line in machine.read_text().splitlines():
+            print(f"- {line}")
+        print()
+    hotpath(results)
+    lifecycle(results)
+    scale(results)
+
+
+if __name__ == "__main__":
+    main()

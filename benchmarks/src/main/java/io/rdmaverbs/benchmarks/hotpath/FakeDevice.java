@@ -1,0 +1,131 @@
+package io.rdmaverbs.benchmarks.hotpath;
+
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+
+import io.rdmaverbs.benchmarks.NativeFixtures;
+import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.DeviceContext;
+import io.rdmaverbs.verbs.MemoryRegion;
+import io.rdmaverbs.verbs.ProtectionDomain;
+import io.rdmaverbs.verbs.QueuePair;
+import io.rdmaverbs.verbs.QueuePairSpec;
+import io.rdmaverbs.verbs.ReceiveRequest;
+import io.rdmaverbs.verbs.SendRequest;
+import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.attr.SendFlag;
+import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.PdHandle;
+import io.rdmaverbs.verbs.provider.QpHandle;
+import io.rdmaverbs.verbs.provider.QpInitSpec;
+import io.rdmaverbs.verbs.provider.RecvWr;
+import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
+
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The do-nothing device {@code fake0} of {@code libfakeverbs.so}, opened by the project's own
+ * {@link NativeVerbsProvider} exactly as a real libibverbs would be, with one CQ, QP and MR made
+ * twice: through the model ({@link Verbs}, for {@link ApiCalls}) and through the provider SPI (for
+ * {@link ProviderCalls}). {@link CLoop} and {@link RawDowncall} use the model's CQ and QP by address.
+ *
+ * <p>Not final: JMH subclasses its state classes.
+ */
+@State(Scope.Thread)
+public class FakeDevice {
+
+    static final int CQ_ENTRIES = 256;
+    static final int MESSAGE = 64;
+    private static final QpCapabilities CAPABILITIES = QpCapabilities.of(64, 64);
+
+    NativeVerbsProvider provider;
+    Verbs verbs;
+
+    // The model, as an application uses it.
+    CompletionQueue cq;
+    QueuePair qp;
+    MemoryRegion mr;
+    SendRequest send;
+    ReceiveRequest receive;
+    WorkCompletions one;
+    WorkCompletions sixteen;
+
+    // The provider SPI under it, on a context of its own.
+    ContextHandle rawContext;
+    PdHandle rawPd;
+    CqHandle rawCq;
+    QpHandle rawQp;
+    SendWr rawSend;
+    RecvWr rawReceive;
+    WorkCompletions rawOne;
+    WorkCompletions rawSixteen;
+
+    // The model's C objects by address, for the C loops and the raw downcalls.
+    MemorySegment cqPointer;
+    MemorySegment qpPointer;
+
+    @Setup(Level.Trial)
+    public void open() {
+        provider = NativeVerbsProvider.load(NativeFixtures.file("libfakeverbs.so"));
+        verbs = Verbs.using(provider);
+
+        // SPI objects first: the model's CQ and QP must be the fake's last ones.
+        rawContext = provider.openDevice(verbs.findDevice("fake0"));
+        rawPd = provider.allocPd(rawContext);
+        rawCq = provider.createCq(rawContext, CQ_ENTRIES, null, 0);
+        rawQp = provider.createQp(rawContext, new QpInitSpec(QpType.RC, rawPd, null, rawCq, rawCq, null,
+                CAPABILITIES, true));
+
+        DeviceContext context = verbs.openDevice("fake0");
+        ProtectionDomain pd = context.allocateProtectionDomain();
+        cq = context.createCompletionQueue(CQ_ENTRIES);
+        cqPointer = HotPathLoops.lastCreated("fake_last_cq");
+        qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPABILITIES));
+        qpPointer = HotPathLoops.lastCreated("fake_last_qp");
+        mr = pd.allocateMemory(4096, EnumSet.of(AccessFlag.LOCAL_WRITE), "buffer");
+        send = qp.newSendRequest(1).single(mr, 0, MESSAGE);
+        receive = qp.newReceiveRequest(1).single(mr, 0, MESSAGE);
+        one = cq.newWorkCompletions(1);
+        sixteen = cq.newWorkCompletions(16);
+
+        // The same request shapes on the SPI: one signaled SEND / one receive of 64 bytes.
+        rawSend = provider.newSendWr(1);
+        rawSend.opcode(SendOpcode.SEND);
+        rawSend.flags(SendFlag.SIGNALED);
+        rawSend.sge(0, mr.address(), MESSAGE, mr.lkey());
+        rawSend.sgeCount(1);
+        rawReceive = provider.newRecvWr(1);
+        rawReceive.sge(0, mr.address(), MESSAGE, mr.lkey());
+        rawReceive.sgeCount(1);
+        rawOne = provider.newWorkCompletions(1);
+        rawSixteen = provider.newWorkCompletions(16);
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        one.close();
+        sixteen.close();
+        send.close();
+        receive.close();
+        rawOne.close();
+        rawSixteen.close();
+        rawSend.close();
+        rawReceive.close();
+        provider.destroyQp(rawQp);
+        provider.destroyCq(rawCq);
+        provider.deallocPd(rawPd);
+        provider.closeDevice(rawContext);
+        verbs.close();
+    }
+}

@@ -1,0 +1,49 @@
+package io.rdmaverbs.benchmarks.hotpath;
+
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The binding alone: {@code NativeVerbsProvider.pollCq/reqNotifyCq/postSend/postRecv} on SPI handles,
+ * with the provider's handle and buffer checks and its per-thread errno slot, but without the
+ * resource graph's guard. Between this and {@link ApiCalls} is what the guard costs.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 3, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+public class ProviderCalls {
+
+    @Benchmark
+    public int poll1(FakeDevice d) {
+        return d.provider.pollCq(d.rawCq, d.rawOne, 1);
+    }
+
+    @Benchmark
+    public int poll16(FakeDevice d) {
+        return d.provider.pollCq(d.rawCq, d.rawSixteen, 16);
+    }
+
+    @Benchmark
+    public void reqNotify(FakeDevice d) {
+        d.provider.reqNotifyCq(d.rawCq, false);
+    }
+
+    @Benchmark
+    public void postSend(FakeDevice d) {
+        d.provider.postSend(d.rawQp, d.rawSend);
+    }
+
+    @Benchmark
+    public void postRecv(FakeDevice d) {
+        d.provider.postRecv(d.rawQp, d.rawReceive);
+    }
+}

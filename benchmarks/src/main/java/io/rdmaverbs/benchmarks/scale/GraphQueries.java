@@ -1,0 +1,76 @@
+package io.rdmaverbs.benchmarks.scale;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.rdmaverbs.verbs.ClosePlan;
+import io.rdmaverbs.verbs.ClosePolicy;
+import io.rdmaverbs.verbs.ResourceRef;
+import io.rdmaverbs.verbs.StuckReference;
+import io.rdmaverbs.verbs.VerbsResource;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The read-only questions a health endpoint and a shutdown ask of a live graph of 1k, 10k and 100k
+ * resources on the simulated provider: the per-resource details with every stuck reference (the
+ * stand-in for the health indicator's details, which the Spring module builds from exactly these),
+ * and the cascade close plan.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx6g"})
+@State(Scope.Benchmark)
+public class GraphQueries {
+
+    @Param({"1000", "10000", "100000"})
+    public int resources;
+
+    private Population population;
+
+    /** What a health report holds: each live resource with its details, and what is stuck. */
+    public record HealthDetails(List<Map.Entry<ResourceRef, Map<String, Object>>> resources,
+            List<StuckReference> stuck) {
+    }
+
+    @Setup(Level.Trial)
+    public void populate() {
+        population = Population.simulated(resources).populate();
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        population.close();
+    }
+
+    @Benchmark
+    public HealthDetails healthDetails() {
+        List<VerbsResource> live = population.verbs().resources();
+        List<Map.Entry<ResourceRef, Map<String, Object>>> details = new ArrayList<>(live.size());
+        for (VerbsResource r : live) {
+            details.add(Map.entry(r.ref(), r.details()));
+        }
+        return new HealthDetails(details, population.verbs().stuckReferences());
+    }
+
+    @Benchmark
+    public ClosePlan closePlan() {
+        return population.verbs().planClose(ClosePolicy.CASCADE);
+    }
+}
