@@ -29,6 +29,14 @@ final class CallState {
         return CURRENT.get();
     }
 
+    /**
+     * A slot of one's own, for an object that is thread-confined by contract (a work request): the data
+     * path then skips the thread-local lookup, which costs as much as a third of a post.
+     */
+    static MemorySegment allocate(Arena arena) {
+        return arena.allocate(CAPTURED);
+    }
+
     static int errno(MemorySegment state) {
         return state.get(JAVA_INT, ERRNO);
     }

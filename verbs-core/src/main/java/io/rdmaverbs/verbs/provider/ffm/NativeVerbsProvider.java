@@ -710,7 +710,7 @@ public final class NativeVerbsProvider implements VerbsProvider {
         NativeSrq s = live(srq, NativeSrq.class);
         NativeRecvWr wr = own(request);
         requireOp("ibv_post_srq_recv", s, s.postSrqRecv());
-        MemorySegment state = CallState.current();
+        MemorySegment state = wr.callState();
         int rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), state, s.pointer(), wr.wr(), wr.badWr());
         if (rc != 0) {
             int errno = returned(rc, state);
@@ -882,7 +882,7 @@ public final class NativeVerbsProvider implements VerbsProvider {
             throw new IllegalStateException(ah.describe() + " was already destroyed");
         }
         requireOp("ibv_post_send", q, q.postSend());
-        MemorySegment state = CallState.current();
+        MemorySegment state = wr.callState();
         int rc = InlineVerbs.ibv_post_send(q.postSend(), state, q.pointer(), wr.wr(), wr.badWr());
         if (rc != 0) {
             int errno = returned(rc, state);
@@ -896,7 +896,7 @@ public final class NativeVerbsProvider implements VerbsProvider {
         NativeQp q = live(qp, NativeQp.class);
         NativeRecvWr wr = own(request);
         requireOp("ibv_post_recv", q, q.postRecv());
-        MemorySegment state = CallState.current();
+        MemorySegment state = wr.callState();
         int rc = InlineVerbs.ibv_post_recv(q.postRecv(), state, q.pointer(), wr.wr(), wr.badWr());
         if (rc != 0) {
             int errno = returned(rc, state);

@@ -27,6 +27,7 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
     final MemorySegment wr;
     private final MemorySegment sgList;
     private final MemorySegment badWr;
+    private final MemorySegment callState;
     private final long wrIdOffset;
     private final long sgListOffset;
     private final long numSgeOffset;
@@ -46,6 +47,7 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         this.wr = all.asSlice(0, layout.byteSize());
         this.sgList = all.asSlice(sgOffset, maxSge * IbvSge.SIZE);
         this.badWr = all.asSlice(badWrOffset, ADDRESS.byteSize());
+        this.callState = CallState.allocate(arena);
         clear();
     }
 
@@ -57,6 +59,11 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
     /** The {@code bad_wr} out-pointer to post with. */
     final MemorySegment badWr() {
         return badWr;
+    }
+
+    /** Where the post leaves {@code errno}: the request's own slot, as the request is thread-confined. */
+    final MemorySegment callState() {
+        return callState;
     }
 
     final boolean isClosed() {
