@@ -281,11 +281,9 @@ public final class NativeVerbsProvider implements VerbsProvider {
     public void closeDevice(ContextHandle context) {
         NativeContext c = live(context, NativeContext.class);
         MemorySegment state = CallState.current();
-        int errno = returned(Libibverbs.ibv_close_device(state, c.pointer()), state);
-        if (errno != 0) {
-            throw failure("ibv_close_device", c, errno, "could not close " + c.deviceName());
-        }
-        c.markDestroyed();
+        released("ibv_close_device", c, Libibverbs.ibv_close_device(state, c.pointer()), state,
+                "could not close " + c.deviceName(),
+                "could not close " + c.deviceName());
         // Whatever the graph left behind is gone with the context; its addresses may be reused.
         cqs.values().removeIf(cq -> cq.context() == c);
         qps.values().removeIf(qp -> qp.context() == c);
@@ -401,13 +399,9 @@ public final class NativeVerbsProvider implements VerbsProvider {
     public void deallocPd(PdHandle pd) {
         NativePd p = live(pd, NativePd.class);
         MemorySegment state = CallState.current();
-        int errno = returned(Libibverbs.ibv_dealloc_pd(state, p.pointer()), state);
-        if (errno != 0) {
-            throw failure("ibv_dealloc_pd", p, errno, Errno.of(errno).equals(Errno.EBUSY)
-                    ? "QPs, SRQs, MRs or address handles still use it: destroy them first"
-                    : "could not deallocate the protection domain");
-        }
-        p.markDestroyed();
+        released("ibv_dealloc_pd", p, Libibverbs.ibv_dealloc_pd(state, p.pointer()), state,
+                "QPs, SRQs, MRs or address handles still use it: destroy them first",
+                "could not deallocate the protection domain");
     }
 
     @Override
@@ -471,13 +465,9 @@ public final class NativeVerbsProvider implements VerbsProvider {
     public void closeXrcd(XrcdHandle xrcd) {
         NativeXrcd x = live(xrcd, NativeXrcd.class);
         MemorySegment state = CallState.current();
-        int errno = returned(InlineVerbs.ibv_close_xrcd(state, x.pointer()), state);
-        if (errno != 0) {
-            throw failure("ibv_close_xrcd", x, errno, Errno.of(errno).equals(Errno.EBUSY)
-                    ? "XRC QPs or SRQs of this process still use it: destroy them first"
-                    : "could not close the XRC domain");
-        }
-        x.markDestroyed();
+        released("ibv_close_xrcd", x, InlineVerbs.ibv_close_xrcd(state, x.pointer()), state,
+                "XRC QPs or SRQs of this process still use it: destroy them first",
+                "could not close the XRC domain");
     }
 
     // ---- completion channels and CQs --------------------------------------------------------------
@@ -507,13 +497,9 @@ public final class NativeVerbsProvider implements VerbsProvider {
     public void destroyCompChannel(CompChannelHandle channel) {
         NativeCompChannel ch = live(channel, NativeCompChannel.class);
         MemorySegment state = CallState.current();
-        int errno = returned(Libibverbs.ibv_destroy_comp_channel(state, ch.pointer()), state);
-        if (errno != 0) {
-            throw failure("ibv_destroy_comp_channel", ch, errno, Errno.of(errno).equals(Errno.EBUSY)
-                    ? "a CQ still reports to it: destroy the CQs first"
-                    : "could not destroy the completion channel");
-        }
-        ch.markDestroyed();
+        released("ibv_destroy_comp_channel", ch, Libibverbs.ibv_destroy_comp_channel(state, ch.pointer()), state,
+                "a CQ still reports to it: destroy the CQs first",
+                "could not destroy the completion channel");
     }
 
     @Override
@@ -542,13 +528,9 @@ public final class NativeVerbsProvider implements VerbsProvider {
     public void destroyCq(CqHandle cq) {
         NativeCq q = live(cq, NativeCq.class);
         MemorySegment state = CallState.current();
-        int errno = returned(Libibverbs.ibv_destroy_cq(state, q.pointer()), state);
-        if (errno != 0) {
-            throw failure("ibv_destroy_cq", q, errno, Errno.of(errno).equals(Errno.EBUSY)
-                    ? "QPs or SRQs still use it: destroy them first"
-                    : "could not destroy the CQ");
-        }
-        q.markDestroyed();
+        released("ibv_destroy_cq", q, Libibverbs.ibv_destroy_cq(state, q.pointer()), state,
+                "QPs or SRQs still use it: destroy them first",
+                "could not destroy the CQ");
         cqs.remove(q.pointer().address(), q);
     }
 
@@ -695,13 +677,9 @@ public final class NativeVerbsProvider implements VerbsProvider {
     public void destroySrq(SrqHandle srq) {
         NativeSrq s = live(srq, NativeSrq.class);
         MemorySegment state = CallState.current();
-        int errno = returned(Libibverbs.ibv_destroy_srq(state, s.pointer()), state);
-        if (errno != 0) {
-            throw failure("ibv_destroy_srq", s, errno, Errno.of(errno).equals(Errno.EBUSY)
-                    ? "QPs still receive through it: destroy them first"
-                    : "could not destroy the SRQ");
-        }
-        s.markDestroyed();
+        released("ibv_destroy_srq", s, Libibverbs.ibv_destroy_srq(state, s.pointer()), state,
+                "QPs still receive through it: destroy them first",
+                "could not destroy the SRQ");
         srqs.remove(s.pointer().address(), s);
     }
 
@@ -799,13 +777,9 @@ public final class NativeVerbsProvider implements VerbsProvider {
     public void destroyQp(QpHandle qp) {
         NativeQp q = live(qp, NativeQp.class);
         MemorySegment state = CallState.current();
-        int errno = returned(Libibverbs.ibv_destroy_qp(state, q.pointer()), state);
-        if (errno != 0) {
-            throw failure("ibv_destroy_qp", q, errno, Errno.of(errno).equals(Errno.EBUSY)
-                    ? "it is still attached to a multicast group: detach it first"
-                    : "could not destroy the QP");
-        }
-        q.markDestroyed();
+        released("ibv_destroy_qp", q, Libibverbs.ibv_destroy_qp(state, q.pointer()), state,
+                "it is still attached to a multicast group: detach it first",
+                "could not destroy the QP");
         qps.remove(q.pointer().address(), q);
     }
 
@@ -978,12 +952,9 @@ public final class NativeVerbsProvider implements VerbsProvider {
     public void deregMr(MrHandle mr) {
         NativeMr m = live(mr, NativeMr.class);
         MemorySegment state = CallState.current();
-        int errno = returned(Libibverbs.ibv_dereg_mr(state, m.pointer()), state);
-        if (errno != 0) {
-            throw failure("ibv_dereg_mr", m, errno, Errno.of(errno).equals(Errno.EBUSY)
-                    ? "a memory window is still bound to it" : "could not deregister the memory region");
-        }
-        m.markDestroyed();
+        released("ibv_dereg_mr", m, Libibverbs.ibv_dereg_mr(state, m.pointer()), state,
+                "a memory window is still bound to it",
+                "could not deregister the memory region");
     }
 
     @Override
@@ -1012,11 +983,9 @@ public final class NativeVerbsProvider implements VerbsProvider {
     public void destroyAh(AhHandle ah) {
         NativeAh a = live(ah, NativeAh.class);
         MemorySegment state = CallState.current();
-        int errno = returned(Libibverbs.ibv_destroy_ah(state, a.pointer()), state);
-        if (errno != 0) {
-            throw failure("ibv_destroy_ah", a, errno, "could not destroy the address handle");
-        }
-        a.markDestroyed();
+        released("ibv_destroy_ah", a, Libibverbs.ibv_destroy_ah(state, a.pointer()), state,
+                "could not destroy the address handle",
+                "could not destroy the address handle");
     }
 
     // ---- async events ---------------------------------------------------------------------------
@@ -1140,6 +1109,19 @@ public final class NativeVerbsProvider implements VerbsProvider {
      * The errno of a verb returning {@code int}: 0 on success. Verbs return the errno itself, but some
      * providers return {@code -errno}, and some return -1 with errno set.
      */
+    /**
+     * Marks {@code handle} destroyed when its release verb succeeded; otherwise throws and leaves it
+     * alive, so that the release can be retried.
+     */
+    private static void released(String verb, NativeHandle handle, int rc, MemorySegment state, String whenBusy,
+            String otherwise) {
+        int errno = returned(rc, state);
+        if (errno != 0) {
+            throw failure(verb, handle, errno, Errno.of(errno).equals(Errno.EBUSY) ? whenBusy : otherwise);
+        }
+        handle.markDestroyed();
+    }
+
     private static int returned(int rc, MemorySegment state) {
         if (rc == -1) {
             int errno = CallState.errno(state);
