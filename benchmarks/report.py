@@ -4,7 +4,7 @@
 usage: report.py RESULTS_DIR > report.md
 
 Reads what is there (hotpath.json, hotpath-c.txt, guest/lifecycle*.{json,txt}, scale.json, heap.txt,
-machine.txt) and prints one table per benchmark. Every figure is a median over all measurement
+spring.json, spring-heap.txt, machine.txt) and prints one table per benchmark. Every figure is a median over all measurement
 iterations of all forks; the error is JMH's 99.9% confidence half-width (for the C programs, the
 same statistic computed here).
 """
@@ -203,56 +203,132 @@ def slope(points):
     return b, my - b * mx
 
 
+def sized(runs, names, param, unit="ms"):
+    """One row per benchmark name, one column per value of the integer parameter `param`; the slope
+    is the least-squares fit of the median against the parameter, in µs per unit of it."""
+    sizes = sorted({int(n.split(f"{param}=")[1].split("]")[0]) for n in runs if f"{param}=" in n})
+    rows = []
+    for name, label in names:
+        rs = {s: next((r for n, r in runs.items() if n.startswith(name + "[") and f"[{param}={s}]" in n), None)
+              for s in sizes}
+        if any(rs.values()):
+            rows.append((label, rs))
+    return sizes, rows
+
+
+def per_size_table(runs, names, param, what, unit=None):
+    sizes, rows = sized(runs, names, param)
+    if not rows:
+        return
+    unit = unit or param.rstrip("s")
+    # With a 0 column, the cost per unit is what each size adds to it; without, the whole time per unit.
+    per_head = f"above 0, per {unit}" if 0 in sizes else f"per {unit}"
+    print(f"| {what} | " + " | ".join(f"{s:,} {param}" for s in sizes)
+          + f" | slope (µs / {unit}) | {per_head} at smallest → largest (µs) | B/op at largest |")
+    print("| --- | " + " | ".join("---:" for _ in sizes) + " | ---: | ---: | ---: |")
+    for label, rs in rows:
+        pts = [(s, r.median) for s, r in rs.items() if r]
+        b, _ = slope(pts) if len(pts) > 1 else (float("nan"), 0)
+        base = rs[0].median if rs.get(0) else 0.0
+        per = " → ".join(fmt((r.median - base) * 1000 / s) for s, r in rs.items() if r and s > 0)
+        largest = rs[sizes[-1]]
+        alloc = f"{largest.alloc / 1e6:.1f} MB" if largest and largest.alloc is not None else "n/a"
+        print(f"| {label} | " + " | ".join(cell(rs[s]) for s in sizes)
+              + f" | {fmt(b * 1000)} | {per} | {alloc} |")
+    print()
+
+
+def heap_tables(path, first_column, size_suffix, title, labels=None, classes_of=None):
+    """heap <label> <n> <round> <bytes> lines: one row per label (sorted unless given), a column per n;
+    class lines: the largest growth, one table per label in classes_of, titled title.format(label)."""
+    heap = columns(path, 4, key_columns=3)
+    if not heap:
+        return
+    labels = labels or sorted({k.split()[1] for k in heap})
+    sizes = sorted({int(k.split()[2]) for k in heap})
+    print(f"| {first_column} | " + " | ".join(f"{s:,}{size_suffix}" for s in sizes) + " |")
+    print("| --- | " + " | ".join("---:" for _ in sizes) + " |")
+    for p in labels:
+        row = []
+        for s in sizes:
+            v = heap.get(f"heap {p} {s}")
+            row.append(fmt(statistics.median(v), 0) if v else "n/a")
+        print(f"| {p} | " + " | ".join(row) + " |")
+    print()
+    lines = path.read_text().splitlines()
+    largest = max(sizes)
+    for p in classes_of or labels:
+        rows = [l.split() for l in lines if l.startswith(f"class {p} {largest} ")]
+        if not rows:
+            continue
+        print(title.format(p, f"{largest:,}") + ":\n")
+        print("| class | bytes / resource | instances / resource |")
+        print("| --- | ---: | ---: |")
+        for f in rows:
+            print(f"| `{f[5]}` | {f[3]} | {f[4]} |")
+        print()
+
+
 def scale(results):
     runs = jmh(results / "scale.json")
     if runs:
         print("### Resource graph at scale (host, simulated provider): ms, median ± 99.9% error\n")
-        names = [("GraphQueries.healthDetails", "health details (details + stuck references)"),
-                 ("GraphQueries.closePlan", "close plan (CASCADE)"),
-                 ("GraphLifecycle.populate", "create the resources"),
-                 ("GraphLifecycle.cascadeClose", "cascade teardown")]
-        sizes = sorted({int(n.split("resources=")[1].rstrip("]")) for n in runs if "resources=" in n})
-        print("| operation | " + " | ".join(f"{s:,} resources" for s in sizes)
-              + " | slope (µs / resource) | per resource at smallest → largest (µs) | B/op at largest |")
-        print("| --- | " + " | ".join("---:" for _ in sizes) + " | ---: | ---: | ---: |")
-        for name, label in names:
-            rs = {s: runs.get(f"{name}[resources={s}]") for s in sizes}
-            if not any(rs.values()):
-                continue
-            pts = [(s, r.median) for s, r in rs.items() if r]
-            b, _ = slope(pts) if len(pts) > 1 else (float("nan"), 0)
-            per = " → ".join(fmt(r.median * 1000 / s) for s, r in rs.items() if r)
-            largest = rs[sizes[-1]]
-            alloc = f"{largest.alloc / 1e6:.1f} MB" if largest and largest.alloc is not None else "n/a"
-            print(f"| {label} | " + " | ".join(cell(rs[s]) for s in sizes)
-                  + f" | {fmt(b * 1000)} | {per} | {alloc} |")
-        print()
-    heap = columns(results / "heap.txt", 4, key_columns=3)
-    if heap:
+        per_size_table(runs, [("GraphQueries.healthDetails", "health details (details + stuck references)"),
+                              ("GraphQueries.closePlan", "close plan (CASCADE)"),
+                              ("GraphLifecycle.populate", "create the resources"),
+                              ("GraphLifecycle.cascadeClose", "cascade teardown")], "resources", "operation")
+    if (results / "heap.txt").exists():
         print("### Heap retained per resource (after full GC): bytes, median of rounds\n")
-        providers = sorted({k.split()[1] for k in heap})
-        sizes = sorted({int(k.split()[2]) for k in heap})
-        print("| provider | " + " | ".join(f"{s:,} resources" for s in sizes) + " |")
-        print("| --- | " + " | ".join("---:" for _ in sizes) + " |")
-        for p in providers:
-            row = []
-            for s in sizes:
-                v = heap.get(f"heap {p} {s}")
-                row.append(fmt(statistics.median(v), 0) if v else "n/a")
-            print(f"| {p} | " + " | ".join(row) + " |")
-        print()
-        classes = (results / "heap.txt").read_text().splitlines()
-        largest = max(sizes)
-        for p in providers:
-            rows = [l.split() for l in classes if l.startswith(f"class {p} {largest} ")]
-            if not rows:
-                continue
-            print(f"Largest growth per resource, {p} provider, {largest:,} resources:\n")
-            print("| class | bytes / resource | instances / resource |")
-            print("| --- | ---: | ---: |")
-            for f in rows:
-                print(f"| `{f[5]}` | {f[3]} | {f[4]} |")
-            print()
+        heap_tables(results / "heap.txt", "provider", " resources",
+                    "Largest growth per resource, {} provider, {} resources")
+
+
+def spring(results):
+    runs = jmh(results / "spring.json")
+    if runs:
+        health = {n: r for n, r in runs.items() if n.startswith("HealthBuild.")}
+        if health:
+            print("### Spring: health over one device context's resources (host, simulated provider): ms, "
+                  "median ± 99.9% error\n")
+            per_size_table(health, [("HealthBuild.graphDetails", "graph: details + stuck references (verbs-core)"),
+                                    ("HealthBuild.deviceIndicator", "`DeviceHealthIndicator.health()` (via the `rdmaVerbs` composite)"),
+                                    ("HealthBuild.healthEndpoint", "`HealthEndpoint.healthForPath(\"rdmaVerbs\")`")],
+                           "resources", "health of")
+            sizes, rows = sized(health, [("HealthBuild.graphDetails", "graph"),
+                                         ("HealthBuild.deviceIndicator", "indicator"),
+                                         ("HealthBuild.healthEndpoint", "endpoint")], "resources")
+            by = dict(rows)
+            if "graph" in by:
+                for label in ("indicator", "endpoint"):
+                    if label in by:
+                        ratios = ", ".join(f"{s:,}: {fmt(by[label][s].median / by['graph'][s].median)}"
+                                           for s in sizes if by[label][s] and by["graph"][s])
+                        print(f"- {label} / graph: {ratios}")
+                print()
+        lifecycle = {}
+        for n, r in runs.items():
+            if n.startswith("ContextStop.close"):
+                on = "[asyncEvents=true]" in n
+                lifecycle[n.replace("[asyncEvents=true]", "").replace("[asyncEvents=false]", "")
+                          .replace("ContextStop.close", "ContextStop.close" + ("On" if on else "Off"))] = r
+            elif n.startswith("ContextStart."):
+                lifecycle[n] = r
+        if lifecycle:
+            print("### Spring: context start and close with declared resources (host, simulated provider, "
+                  "single shots): ms, median ± 99.9% error\n")
+            per_size_table(lifecycle, [("ContextStart.firstRun", "`SpringApplication.run`, first in a fresh JVM"),
+                                       ("ContextStart.run", "`SpringApplication.run`, warm"),
+                                       ("ContextStop.closeOn", "`context.close()`, async-event readers on (default)"),
+                                       ("ContextStop.closeOff", "`context.close()`, async-event readers off")],
+                           "declared", "operation", unit="declared resource")
+            print("(Single shots: B/op is everything allocated in the shot's iteration, setup and teardown "
+                  "included, i.e. one start and one close.)\n")
+    if (results / "spring-heap.txt").exists():
+        print("### Spring: heap retained per declared resource, application running (after full GC): bytes, "
+              "median of rounds\n")
+        heap_tables(results / "spring-heap.txt", "resources", " declared",
+                    "Largest growth per resource, {} resources, {} of them",
+                    labels=["declared", "populated", "yaml", "bound"], classes_of=["declared"])
 
 
 def main():
@@ -266,6 +342,7 @@ def main():
     hotpath(results)
     lifecycle(results)
     scale(results)
+    spring(results)
 
 
 if __name__ == "__main__":

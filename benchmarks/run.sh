@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmarks of docs/performance.md and writes their tables to target/results/report.md.
 #
-# usage: benchmarks/run.sh [--quick] [hotpath] [lifecycle] [scale]     (no part named: all three)
+# usage: benchmarks/run.sh [--quick] [hotpath] [lifecycle] [scale] [spring]     (no part named: all four)
 #   hotpath    on this host: poll/notify/post through the project vs a C loop on the same
 #              do-nothing provider (libfakeverbs.so), with -prof gc; plus the C cross-check
 #   lifecycle  create/destroy pairs through the project vs lifecycle.c: in the soft-RoCE guest on
@@ -9,12 +9,16 @@
 #              over the fake provider (what the Java side costs without emulation)
 #   scale      on this host: the resource graph at 1k/10k/100k on the simulated provider, and the
 #              heap retained per resource
+#   spring     on this host: the starter on the simulated provider: its health over 1k/10k/100k
+#              resources, SpringApplication.run and context.close() with 0-1,000 declared resources,
+#              and the heap retained per declared resource
 #   --quick    one fork, short iterations: a smoke run, not numbers to publish
 # env: JAVA_HOME (a JDK 25; default /usr/lib/jvm/temurin-25-jdk-amd64)
 #      BENCH_SKIP_BUILD=1   use benchmarks/target as built (CI builds first)
 #      BENCH_JMH_ARGS       extra JMH arguments for the host parts, word-split (e.g. "-f 1")
 # Results: benchmarks/target/results/{machine.txt,*.json,*.txt,guest/,report.md}. Takes about
-# 15 min for hotpath, 9 for lifecycle (5 of them in the guest), 5 for scale on a 2-core machine.
+# 15 min for hotpath, 9 for lifecycle (5 of them in the guest), 5 for scale, 13 for spring on a
+# 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -30,12 +34,12 @@ quick=0; parts=()
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    hotpath|lifecycle|scale) parts+=("$a") ;;
+    hotpath|lifecycle|scale|spring) parts+=("$a") ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $a (see --help)" >&2; exit 2 ;;
   esac
 done
-[ ${#parts[@]} -gt 0 ] || parts=(hotpath lifecycle scale)
+[ ${#parts[@]} -gt 0 ] || parts=(hotpath lifecycle scale spring)
 # shellcheck disable=SC2206  # word splitting is the documented contract
 extra=(${BENCH_JMH_ARGS:-})
 if [ "$quick" = 1 ]; then extra=(-f 1 -wi 1 -i 2 -w 500ms -r 500ms "${extra[@]}"); fi
@@ -111,6 +115,18 @@ scale() {
   if [ "$quick" = 1 ]; then heap_args=(1 1000,10000); else heap_args=(3 1000,10000,100000); fi
   "$java" --enable-native-access=ALL-UNNAMED -Xmx6g -cp "$jar" io.rdmaverbs.benchmarks.scale.RetainedHeap \
     "${heap_args[@]}" > "$out/heap.txt"
+}
+
+spring() {
+  local heap_args
+  echo "== Spring Boot starter at scale (host, simulated provider) =="
+  jmh 'io.rdmaverbs.benchmarks.spring.*' -prof gc -rf json -rff "$out/spring.json" "${extra[@]}"
+  # rounds, then the numbers of declared resources as one comma-separated argument
+  # shellcheck disable=SC2054
+  if [ "$quick" = 1 ]; then heap_args=(1 250,1000); else heap_args=(3 250,500,1000); fi
+  # Soft references cleared at every full GC: Spring's soft caches are not what the application retains.
+  "$java" --enable-native-access=ALL-UNNAMED -Xmx6g -XX:SoftRefLRUPolicyMSPerMB=0 -cp "$jar" \
+    io.rdmaverbs.benchmarks.spring.DeclaredHeap "${heap_args[@]}" > "$out/spring-heap.txt"
 }
 
 for part in "${parts[@]}"; do

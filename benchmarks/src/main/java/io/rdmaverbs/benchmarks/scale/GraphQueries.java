@@ -9,6 +9,7 @@ import io.rdmaverbs.verbs.ClosePlan;
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.StuckReference;
+import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsResource;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -47,6 +48,16 @@ public class GraphQueries {
     /** What a health report holds: each live resource with its details, and what is stuck. */
     public record HealthDetails(List<Map.Entry<ResourceRef, Map<String, Object>>> resources,
             List<StuckReference> stuck) {
+
+        /** Asks {@code verbs} for them. */
+        public static HealthDetails of(Verbs verbs) {
+            List<VerbsResource> live = verbs.resources();
+            List<Map.Entry<ResourceRef, Map<String, Object>>> details = new ArrayList<>(live.size());
+            for (VerbsResource r : live) {
+                details.add(Map.entry(r.ref(), r.details()));
+            }
+            return new HealthDetails(details, verbs.stuckReferences());
+        }
     }
 
     @Setup(Level.Trial)
@@ -61,12 +72,7 @@ public class GraphQueries {
 
     @Benchmark
     public HealthDetails healthDetails() {
-        List<VerbsResource> live = population.verbs().resources();
-        List<Map.Entry<ResourceRef, Map<String, Object>>> details = new ArrayList<>(live.size());
-        for (VerbsResource r : live) {
-            details.add(Map.entry(r.ref(), r.details()));
-        }
-        return new HealthDetails(details, population.verbs().stuckReferences());
+        return HealthDetails.of(population.verbs());
     }
 
     @Benchmark

@@ -57,6 +57,17 @@ public final class Population implements AutoCloseable {
 
     /** Creates the resources; returns this. */
     public Population populate() {
+        createUnits(context, memory, units);
+        return this;
+    }
+
+    /**
+     * Creates {@code units} units under {@code context}, whoever opened it (the Spring benchmarks use
+     * the starter's context bean), each region a slice of {@code memory}.
+     *
+     * @param memory at least {@code units * }{@link #regionBytes()} bytes, which must outlive the regions
+     */
+    public static void createUnits(DeviceContext context, MemorySegment memory, int units) {
         EnumSet<AccessFlag> access = EnumSet.of(AccessFlag.LOCAL_WRITE);
         for (int i = 0; i < units; i++) {
             ProtectionDomain pd = context.allocateProtectionDomain();
@@ -64,7 +75,30 @@ public final class Population implements AutoCloseable {
             pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPABILITIES));
             pd.registerMemory(memory.asSlice((long) i * REGION, REGION), access);
         }
-        return this;
+    }
+
+    /**
+     * Creates the first {@code resources} resources of that sequence of units under {@code context}: whole
+     * units, then a PD, a CQ and a QP of one more as far as they go.
+     */
+    public static void createResources(DeviceContext context, MemorySegment memory, int resources) {
+        int units = resources / UNIT;
+        createUnits(context, memory, units);
+        int left = resources % UNIT;
+        if (left > 0) {
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            if (left > 1) {
+                CompletionQueue cq = context.createCompletionQueue(16);
+                if (left > 2) {
+                    pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPABILITIES));
+                }
+            }
+        }
+    }
+
+    /** The size of each unit's memory region. */
+    public static int regionBytes() {
+        return REGION;
     }
 
     public Verbs verbs() {

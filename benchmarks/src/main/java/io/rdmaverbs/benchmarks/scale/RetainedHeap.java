@@ -29,7 +29,7 @@ import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
  */
 public final class RetainedHeap {
 
-    private static final int TOP_CLASSES = 12;
+    private static final int TOP_CLASSES = Integer.getInteger("top", 12);
     private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
 
     private RetainedHeap() {
@@ -67,14 +67,19 @@ public final class RetainedHeap {
         }
     }
 
-    private static long usedAfterGc() {
+    /** Used heap after a full GC, in bytes. */
+    public static long usedAfterGc() {
         // Twice: the first full GC may leave objects that only became unreachable through finalization-like cleanups.
         System.gc();
         System.gc();
         return MEMORY.getHeapMemoryUsage().getUsed();
     }
 
-    private static void printGrowth(String provider, int n, Map<String, long[]> before, Map<String, long[]> after) {
+    /**
+     * Prints {@code class <label> <n> <bytes/n> <instances/n> <class>} for the classes that grew most
+     * from {@code before} to {@code after}.
+     */
+    public static void printGrowth(String label, int n, Map<String, long[]> before, Map<String, long[]> after) {
         List<Map.Entry<String, long[]>> grown = new ArrayList<>();
         after.forEach((name, counts) -> {
             long[] old = before.getOrDefault(name, new long[2]);
@@ -86,13 +91,13 @@ public final class RetainedHeap {
         });
         grown.sort(Comparator.comparingLong((Map.Entry<String, long[]> e) -> e.getValue()[1]).reversed());
         for (Map.Entry<String, long[]> e : grown.subList(0, Math.min(TOP_CLASSES, grown.size()))) {
-            System.out.printf("class %s %d %.1f %.2f %s%n", provider, n, (double) e.getValue()[1] / n,
+            System.out.printf("class %s %d %.1f %.2f %s%n", label, n, (double) e.getValue()[1] / n,
                     (double) e.getValue()[0] / n, e.getKey());
         }
     }
 
     /** {@code jcmd <pid> GC.class_histogram} from inside: class name -> {instances, bytes}, after a full GC. */
-    private static Map<String, long[]> histogram() throws JMException {
+    public static Map<String, long[]> histogram() throws JMException {
         String text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
                 new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
                 new Object[] {new String[0]}, new String[] {String[].class.getName()});
