@@ -106,13 +106,14 @@ def hotpath(results):
         return
     cross = columns(results / "hotpath-c.txt", 1)
     print("### Hot path (host): ns per call, median ± 99.9% error\n")
-    print("| call | C (JMH) | C (clock_gettime) | FFM floor, bare addresses | FFM floor, shared-arena memory "
+    print("| call | C (JMH) | C (clock_gettime) | FFM floor, bare addresses | FFM floor, as the binding passes memory "
           "| provider SPI | project API | provider / C | API / C (goal ≤ 1.2) | API − C (ns) | API B/op |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for op, label in OPS:
         c = runs.get(f"CLoop.{op}")
         g = runs.get(f"RawDowncall.{op}[scope=global]")
-        s = runs.get(f"RawDowncall.{op}[scope=shared]")
+        # The binding's own arrangement: memory in shared arenas, a post's errno slot inside its request.
+        s = runs.get(f"RawDowncall.{op}[scope=sharedErrnoInRequest]")
         p = runs.get(f"ProviderCalls.{op}")
         a = runs.get(f"ApiCalls.{op}")
         cc = cross.get(op)
@@ -129,8 +130,8 @@ def hotpath(results):
         worst = max(allocs, key=lambda x: x[1])
         print(f"Allocation (`-prof gc`, gc.alloc.rate.norm): at most {fmt(worst[1], 3)} B/op over all "
               f"{len(allocs)} hot-path benchmarks (largest: `{worst[0]}`).\n")
-    scopes = [("global", "bare addresses"), ("shared", "shared-arena request, errno in a per-thread slot (as the binding)"),
-              ("sharedErrnoInRequest", "shared-arena request, errno slot inside the request's arena")]
+    scopes = [("global", "bare addresses"), ("shared", "shared-arena request, errno in a per-thread slot (the binding before 4c3cbab)"),
+              ("sharedErrnoInRequest", "shared-arena request, errno slot inside the request's arena (as the binding)")]
     if any(f"ErrnoCapture.postSendCaptured[scope={k}]" in runs for k, _ in scopes):
         print("FFM floor of one post_send, by the memory passed and errno capture (ns per call):\n")
         print("| memory passed | errno captured | errno not captured | `RawDowncall.postRecv` (captured) |")
