@@ -132,6 +132,11 @@ public final class CompletionQueue extends VerbsResource {
     }
 
     @Override
+    boolean hasOwnHolds() {
+        return unacknowledged.get() > 0;
+    }
+
+    @Override
     void ownStuckReferences(ResourceRef self, List<StuckReference> out) {
         int n = unacknowledged.get();
         if (n > 0) {
