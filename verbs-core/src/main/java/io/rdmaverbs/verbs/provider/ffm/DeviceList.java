@@ -45,7 +45,7 @@ final class DeviceList {
                     return;
                 }
                 throw new VerbsException("ibv_get_device_list", "libibverbs", Errno.of(errno > 0 ? errno : Errno.EIO.number()),
-                        "could not list the RDMA devices" + NativeVerbsProvider.permissionHint(errno));
+                        "could not list the RDMA devices" + VerbChecks.permissionHint(errno));
             }
             try {
                 int n = count.get(C_INT, 0);

@@ -113,7 +113,7 @@ final class NativeAbi {
         c.put("IBV_XRCD_INIT_ATTR_OFLAGS", (long) IbvXrcdInitAttr.IBV_XRCD_INIT_ATTR_OFLAGS);
         c.put("IBV_DEVICE_XRC", (long) IbvDeviceAttr.IBV_DEVICE_XRC);
         c.put("IBV_DEVICE_XRC (DeviceAttributes.CAP_XRC)", (long) DeviceAttributes.CAP_XRC);
-        c.put("IBV_ACCESS_OPTIONAL_RANGE", (long) NativeVerbsProvider.IBV_ACCESS_OPTIONAL_RANGE);
+        c.put("IBV_ACCESS_OPTIONAL_RANGE", (long) MrVerbs.IBV_ACCESS_OPTIONAL_RANGE);
         c.put("EOPNOTSUPP", (long) InlineVerbs.EOPNOTSUPP);
         c.put("EINTR", (long) Libc.EINTR);
         c.put("EAGAIN", (long) Libc.EAGAIN);

@@ -1,0 +1,91 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EAGAIN;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EINTR;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+
+import io.rdmaverbs.verbs.attr.AsyncEventType;
+import io.rdmaverbs.verbs.provider.AsyncEventRecord;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The async event verb of {@link NativeVerbsProvider}: waiting on a context's {@code async_fd},
+ * reading one event and handing back a copy that names the caller's handles.
+ */
+final class AsyncEventVerbs {
+
+    private final NativeVerbsProvider provider;
+    /* The provider's address -> handle maps, to turn the element of an event back into its handle. */
+    private final Map<Long, NativeCq> cqs;
+    private final Map<Long, NativeQp> qps;
+    private final Map<Long, NativeSrq> srqs;
+
+    AsyncEventVerbs(NativeVerbsProvider provider, Map<Long, NativeCq> cqs, Map<Long, NativeQp> qps,
+            Map<Long, NativeSrq> srqs) {
+        this.provider = provider;
+        this.cqs = cqs;
+        this.qps = qps;
+        this.srqs = srqs;
+    }
+
+    @Nullable AsyncEventRecord getAsyncEvent(ContextHandle context, long timeoutMillis) {
+        NativeContext c = provider.live(context, NativeContext.class);
+        MemorySegment state = CallState.current();
+        long deadline = EventDescriptors.deadline(timeoutMillis);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pollFd = arena.allocate(PollFd.LAYOUT);
+            MemorySegment event = arena.allocate(IbvAsyncEvent.LAYOUT);
+            while (true) {
+                if (!EventDescriptors.awaitReadable(c, c.asyncFd(), pollFd, deadline, state)) {
+                    return null;
+                }
+                if (Libibverbs.ibv_get_async_event(state, c.pointer(), event) != 0) {
+                    int errno = CallState.errno(state);
+                    if (errno == EAGAIN || errno == EINTR) {
+                        continue;
+                    }
+                    throw failure("ibv_get_async_event", c, errno, "could not read an async event of "
+                            + c.deviceName());
+                }
+                AsyncEventRecord record;
+                try {
+                    record = copy(event);
+                } finally {
+                    // Acked at once: ibv_destroy_qp/cq/srq wait until every async event about their object
+                    // is acked, and the caller gets a copy, so holding the native event would only risk a
+                    // destroy that never returns.
+                    Libibverbs.ibv_ack_async_event(event);
+                }
+                if (record != null) {
+                    return record;
+                }
+            }
+        }
+    }
+
+    /** The event with element pointers turned into this provider's handles; null for a type newer than the model. */
+    private @Nullable AsyncEventRecord copy(MemorySegment event) {
+        int value = event.get(C_ENUM, IbvAsyncEvent.EVENT_TYPE);
+        if (value < 0 || value >= AsyncEventType.values().length) {
+            return null;
+        }
+        AsyncEventType type = AsyncEventType.of(value);
+        return switch (type.element()) {
+            case CQ -> new AsyncEventRecord(type, cqs.get(event.get(ADDRESS, IbvAsyncEvent.ELEMENT_CQ).address()), 0);
+            case QP -> new AsyncEventRecord(type, qps.get(event.get(ADDRESS, IbvAsyncEvent.ELEMENT_QP).address()), 0);
+            case SRQ -> new AsyncEventRecord(type, srqs.get(event.get(ADDRESS, IbvAsyncEvent.ELEMENT_SRQ).address()),
+                    0);
+            case PORT -> new AsyncEventRecord(type, null, event.get(C_INT, IbvAsyncEvent.ELEMENT_PORT_NUM));
+            case WQ, DEVICE -> new AsyncEventRecord(type, null, 0);
+        };
+    }
+}

@@ -1,0 +1,139 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EAGAIN;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EINTR;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+
+import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.provider.CompChannelHandle;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.CqHandle;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The completion verbs of {@link NativeVerbsProvider} off the data path: completion channels, the
+ * life of a CQ, and reading and acknowledging its completion events. Polling and arming a CQ stay in
+ * the provider.
+ */
+final class CompletionVerbs {
+
+    private final NativeVerbsProvider provider;
+    /* The provider's address -> CQ map, to turn the CQ of a completion event back into its handle. */
+    private final Map<Long, NativeCq> cqs;
+
+    CompletionVerbs(NativeVerbsProvider provider, Map<Long, NativeCq> cqs) {
+        this.provider = provider;
+        this.cqs = cqs;
+    }
+
+    CompChannelHandle createCompChannel(ContextHandle context) {
+        NativeContext c = provider.live(context, NativeContext.class);
+        MemorySegment state = CallState.current();
+        MemorySegment channel = Libibverbs.ibv_create_comp_channel(state, c.pointer());
+        if (isNull(channel)) {
+            throw failure("ibv_create_comp_channel", c, errnoOfNull(state),
+                    "could not create a completion channel on " + c.deviceName());
+        }
+        int fd = channel.reinterpret(IbvCompChannel.LAYOUT.byteSize()).get(C_INT, IbvCompChannel.FD);
+        NativeCompChannel handle = new NativeCompChannel(provider, channel, c, fd);
+        // getCqEvent polls the descriptor with a timeout, then reads; the read must never block.
+        int errno = EventDescriptors.makeNonBlocking(fd, state);
+        if (errno != 0) {
+            Libibverbs.ibv_destroy_comp_channel(state, channel);
+            throw new VerbsException("fcntl", handle.describe(), Errno.of(errno),
+                    "could not make the completion channel's descriptor " + fd + " non-blocking");
+        }
+        return handle;
+    }
+
+    void destroyCompChannel(CompChannelHandle channel) {
+        NativeCompChannel ch = provider.live(channel, NativeCompChannel.class);
+        MemorySegment state = CallState.current();
+        released("ibv_destroy_comp_channel", ch, Libibverbs.ibv_destroy_comp_channel(state, ch.pointer()), state,
+                "a CQ still reports to it: destroy the CQs first",
+                "could not destroy the completion channel");
+    }
+
+    CqHandle createCq(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector) {
+        NativeContext c = provider.live(context, NativeContext.class);
+        NativeCompChannel ch = channel == null ? null : provider.live(channel, NativeCompChannel.class);
+        MemorySegment state = CallState.current();
+        MemorySegment cq = Libibverbs.ibv_create_cq(state, c.pointer(), cqe, MemorySegment.NULL,
+                ch == null ? MemorySegment.NULL : ch.pointer(), compVector);
+        if (isNull(cq)) {
+            int errno = errnoOfNull(state);
+            throw failure("ibv_create_cq", c, errno, Errno.of(errno).equals(Errno.EINVAL)
+                    ? "cqe " + cqe + " must be 1..max_cqe of the device and comp_vector " + compVector
+                            + " below num_comp_vectors (" + c.numCompVectors() + ")"
+                    : "could not create a CQ of " + cqe + " entries on " + c.deviceName() + memlockHint(errno));
+        }
+        int capacity = cq.reinterpret(IbvCq.LAYOUT.byteSize()).get(C_INT, IbvCq.CQE);
+        NativeCq handle = new NativeCq(provider, cq, c, capacity, ch,
+                InlineVerbs.contextOp(cq, IbvCq.CONTEXT, IbvContextOps.POLL_CQ),
+                InlineVerbs.contextOp(cq, IbvCq.CONTEXT, IbvContextOps.REQ_NOTIFY_CQ));
+        cqs.put(cq.address(), handle);
+        return handle;
+    }
+
+    void destroyCq(CqHandle cq) {
+        NativeCq q = provider.live(cq, NativeCq.class);
+        MemorySegment state = CallState.current();
+        released("ibv_destroy_cq", q, Libibverbs.ibv_destroy_cq(state, q.pointer()), state,
+                "QPs or SRQs still use it: destroy them first",
+                "could not destroy the CQ");
+        cqs.remove(q.pointer().address(), q);
+    }
+
+    @Nullable CqHandle getCqEvent(CompChannelHandle channel, long timeoutMillis) {
+        NativeCompChannel ch = provider.live(channel, NativeCompChannel.class);
+        MemorySegment state = CallState.current();
+        long deadline = EventDescriptors.deadline(timeoutMillis);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pollFd = arena.allocate(PollFd.LAYOUT);
+            MemorySegment cqOut = arena.allocate(ADDRESS);
+            MemorySegment cqContextOut = arena.allocate(ADDRESS);
+            while (true) {
+                if (!EventDescriptors.awaitReadable(ch, ch.fd(), pollFd, deadline, state)) {
+                    return null;
+                }
+                if (Libibverbs.ibv_get_cq_event(state, ch.pointer(), cqOut, cqContextOut) == 0) {
+                    break;
+                }
+                int errno = CallState.errno(state);
+                if (errno != EAGAIN && errno != EINTR) {
+                    throw failure("ibv_get_cq_event", ch, errno, "could not read a completion event");
+                }
+                // EAGAIN: another thread read the event between poll and read; wait for the next one.
+            }
+            MemorySegment cq = cqOut.get(ADDRESS, 0);
+            NativeCq handle = cqs.get(cq.address());
+            if (handle == null) {
+                // Acked so that whoever owns that CQ can still destroy it.
+                Libibverbs.ibv_ack_cq_events(cq, 1);
+                throw new IllegalStateException("completion event on " + ch.describe() + " for ibv_cq@0x"
+                        + Long.toHexString(cq.address()) + ", which this provider did not create");
+            }
+            return handle;
+        }
+    }
+
+    void ackCqEvents(CqHandle cq, int count) {
+        NativeCq q = provider.live(cq, NativeCq.class);
+        if (count < 0) {
+            throw new IllegalArgumentException("count must be >= 0, was " + count);
+        }
+        Libibverbs.ibv_ack_cq_events(q.pointer(), count);
+    }
+}

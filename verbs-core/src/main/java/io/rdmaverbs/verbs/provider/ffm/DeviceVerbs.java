@@ -1,0 +1,206 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U8;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.mtu;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.permissionHint;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.requirePort;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.attr.DeviceAttributes;
+import io.rdmaverbs.verbs.attr.DeviceInfo;
+import io.rdmaverbs.verbs.attr.Gid;
+import io.rdmaverbs.verbs.attr.LinkLayer;
+import io.rdmaverbs.verbs.attr.PortAttributes;
+import io.rdmaverbs.verbs.attr.PortState;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+
+/**
+ * The device verbs of {@link NativeVerbsProvider}: listing the devices, opening and closing a
+ * context, and querying the device, its ports and their GIDs.
+ */
+final class DeviceVerbs {
+
+    private final NativeVerbsProvider provider;
+    /* The provider's address -> handle maps: a closed context takes its CQs, QPs and SRQs with it. */
+    private final Map<Long, NativeCq> cqs;
+    private final Map<Long, NativeQp> qps;
+    private final Map<Long, NativeSrq> srqs;
+
+    DeviceVerbs(NativeVerbsProvider provider, Map<Long, NativeCq> cqs, Map<Long, NativeQp> qps,
+            Map<Long, NativeSrq> srqs) {
+        this.provider = provider;
+        this.cqs = cqs;
+        this.qps = qps;
+        this.srqs = srqs;
+    }
+
+    List<DeviceInfo> devices() {
+        List<DeviceInfo> devices = new ArrayList<>();
+        DeviceList.forEach((device, info) -> {
+            devices.add(info);
+            return false;
+        });
+        return List.copyOf(devices);
+    }
+
+    ContextHandle openDevice(DeviceInfo device) {
+        MemorySegment state = CallState.current();
+        List<String> present = new ArrayList<>();
+        NativeContext[] opened = new NativeContext[1];
+        DeviceList.forEach((pointer, info) -> {
+            if (!info.name().equals(device.name())) {
+                present.add(info.name());
+                return false;
+            }
+            // Opened before the list is freed: an opened device outlives ibv_free_device_list.
+            opened[0] = open(pointer, info, state);
+            return true;
+        });
+        if (opened[0] != null) {
+            return opened[0];
+        }
+        throw new VerbsException("ibv_open_device", device.name(), Errno.ENODEV, "no RDMA device named "
+                + device.name() + " on this host" + (present.isEmpty()
+                        ? ": there are none (is an RDMA driver loaded? for soft-RoCE: modprobe rdma_rxe; "
+                                + "rdma link add rxe0 type rxe netdev <interface>)"
+                        : "; devices present: " + present));
+    }
+
+    private NativeContext open(MemorySegment device, DeviceInfo info, MemorySegment state) {
+        MemorySegment context = Libibverbs.ibv_open_device(state, device);
+        if (isNull(context)) {
+            int errno = errnoOfNull(state);
+            throw new VerbsException("ibv_open_device", info.name(), Errno.of(errno),
+                    "could not open " + info.name() + permissionHint(errno));
+        }
+        MemorySegment fields = context.reinterpret(IbvContext.LAYOUT.byteSize());
+        NativeContext handle = new NativeContext(provider, context, info,
+                fields.get(C_INT, IbvContext.NUM_COMP_VECTORS), fields.get(C_INT, IbvContext.ASYNC_FD));
+        // getAsyncEvent polls async_fd with a timeout, then reads; the read must never block.
+        int errno = EventDescriptors.makeNonBlocking(handle.asyncFd(), state);
+        if (errno != 0) {
+            Libibverbs.ibv_close_device(state, context);
+            throw new VerbsException("fcntl", handle.describe(), Errno.of(errno),
+                    "could not make the async event descriptor of " + info.name() + " non-blocking");
+        }
+        return handle;
+    }
+
+    void closeDevice(ContextHandle context) {
+        NativeContext c = provider.live(context, NativeContext.class);
+        MemorySegment state = CallState.current();
+        released("ibv_close_device", c, Libibverbs.ibv_close_device(state, c.pointer()), state,
+                "could not close " + c.deviceName(),
+                "could not close " + c.deviceName());
+        // Whatever the graph left behind is gone with the context; its addresses may be reused.
+        cqs.values().removeIf(cq -> cq.context() == c);
+        qps.values().removeIf(qp -> qp.context() == c);
+        srqs.values().removeIf(srq -> srq.context() == c);
+    }
+
+    DeviceAttributes queryDevice(ContextHandle context) {
+        NativeContext c = provider.live(context, NativeContext.class);
+        MemorySegment state = CallState.current();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(IbvDeviceAttr.LAYOUT);
+            int errno = returned(Libibverbs.ibv_query_device(state, c.pointer(), a), state);
+            if (errno != 0) {
+                throw failure("ibv_query_device", c, errno, "could not query " + c.deviceName());
+            }
+            return new DeviceAttributes(
+                    Layouts.cString(a.asSlice(IbvDeviceAttr.FW_VER, 64), 64),
+                    a.get(Layouts.BE64, IbvDeviceAttr.NODE_GUID),
+                    a.get(Layouts.BE64, IbvDeviceAttr.SYS_IMAGE_GUID),
+                    a.get(U64, IbvDeviceAttr.MAX_MR_SIZE),
+                    a.get(U64, IbvDeviceAttr.PAGE_SIZE_CAP),
+                    a.get(U32, IbvDeviceAttr.VENDOR_ID),
+                    a.get(U32, IbvDeviceAttr.VENDOR_PART_ID),
+                    a.get(U32, IbvDeviceAttr.HW_VER),
+                    a.get(C_INT, IbvDeviceAttr.MAX_QP),
+                    a.get(C_INT, IbvDeviceAttr.MAX_QP_WR),
+                    a.get(U32, IbvDeviceAttr.DEVICE_CAP_FLAGS),
+                    a.get(C_INT, IbvDeviceAttr.MAX_SGE),
+                    a.get(C_INT, IbvDeviceAttr.MAX_CQ),
+                    a.get(C_INT, IbvDeviceAttr.MAX_CQE),
+                    a.get(C_INT, IbvDeviceAttr.MAX_MR),
+                    a.get(C_INT, IbvDeviceAttr.MAX_PD),
+                    a.get(C_INT, IbvDeviceAttr.MAX_QP_RD_ATOM),
+                    a.get(C_INT, IbvDeviceAttr.MAX_QP_INIT_RD_ATOM),
+                    a.get(C_INT, IbvDeviceAttr.MAX_AH),
+                    a.get(C_INT, IbvDeviceAttr.MAX_SRQ),
+                    a.get(C_INT, IbvDeviceAttr.MAX_SRQ_WR),
+                    a.get(C_INT, IbvDeviceAttr.MAX_SRQ_SGE),
+                    a.get(C_INT, IbvDeviceAttr.MAX_MCAST_GRP),
+                    a.get(C_INT, IbvDeviceAttr.MAX_MCAST_QP_ATTACH),
+                    Byte.toUnsignedInt(a.get(U8, IbvDeviceAttr.PHYS_PORT_CNT)),
+                    c.numCompVectors());
+        }
+    }
+
+    PortAttributes queryPort(ContextHandle context, int port) {
+        NativeContext c = provider.live(context, NativeContext.class);
+        requirePort("ibv_query_port", c, port);
+        MemorySegment state = CallState.current();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(IbvPortAttr.LAYOUT);
+            int errno = returned(InlineVerbs.ibv_query_port(state, c.pointer(), (byte) port, a), state);
+            if (errno != 0) {
+                throw failure("ibv_query_port", c, errno, Errno.of(errno).equals(Errno.EINVAL)
+                        ? c.deviceName() + " has no port " + port + " (ports are numbered from 1 to phys_port_cnt)"
+                        : "could not query port " + port + " of " + c.deviceName());
+            }
+            return new PortAttributes(
+                    port,
+                    PortState.of(a.get(C_ENUM, IbvPortAttr.STATE)),
+                    mtu(a.get(C_ENUM, IbvPortAttr.MAX_MTU)),
+                    mtu(a.get(C_ENUM, IbvPortAttr.ACTIVE_MTU)),
+                    a.get(C_INT, IbvPortAttr.GID_TBL_LEN),
+                    a.get(U32, IbvPortAttr.PORT_CAP_FLAGS),
+                    a.get(U32, IbvPortAttr.MAX_MSG_SZ),
+                    Short.toUnsignedInt(a.get(U16, IbvPortAttr.PKEY_TBL_LEN)),
+                    Short.toUnsignedInt(a.get(U16, IbvPortAttr.LID)),
+                    Short.toUnsignedInt(a.get(U16, IbvPortAttr.SM_LID)),
+                    Byte.toUnsignedInt(a.get(U8, IbvPortAttr.LMC)),
+                    Byte.toUnsignedInt(a.get(U8, IbvPortAttr.ACTIVE_WIDTH)),
+                    Byte.toUnsignedInt(a.get(U8, IbvPortAttr.ACTIVE_SPEED)),
+                    Byte.toUnsignedInt(a.get(U8, IbvPortAttr.PHYS_STATE)),
+                    LinkLayer.of(Byte.toUnsignedInt(a.get(U8, IbvPortAttr.LINK_LAYER))));
+        }
+    }
+
+    Gid queryGid(ContextHandle context, int port, int index) {
+        NativeContext c = provider.live(context, NativeContext.class);
+        requirePort("ibv_query_gid", c, port);
+        if (index < 0) {
+            throw failure("ibv_query_gid", c, Errno.EINVAL.number(), "GID index must be >= 0, was " + index);
+        }
+        MemorySegment state = CallState.current();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment gid = arena.allocate(Layouts.GID);
+            int errno = returned(Libibverbs.ibv_query_gid(state, c.pointer(), (byte) port, index, gid), state);
+            if (errno != 0) {
+                throw failure("ibv_query_gid", c, errno, "could not read GID " + index + " of port " + port + " of "
+                        + c.deviceName() + " (the index must be below gid_tbl_len of ibv_query_port)");
+            }
+            return Gid.of(gid.toArray(JAVA_BYTE));
+        }
+    }
+}

@@ -1,0 +1,237 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U8;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.mtu;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.required;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.Map;
+
+import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.attr.AddressVector;
+import io.rdmaverbs.verbs.attr.Gid;
+import io.rdmaverbs.verbs.attr.QpAttributeMask;
+import io.rdmaverbs.verbs.attr.QpAttributes;
+import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.QpModification;
+import io.rdmaverbs.verbs.attr.QpState;
+import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.Handle;
+import io.rdmaverbs.verbs.provider.QpHandle;
+import io.rdmaverbs.verbs.provider.QpInitSpec;
+import io.rdmaverbs.verbs.provider.XrcdHandle;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The queue pair verbs of {@link NativeVerbsProvider} off the data path: creating a QP or opening
+ * an XRC one, moving it through its states, querying and destroying it, and multicast groups.
+ * Posting sends and receives stays in the provider.
+ */
+final class QpVerbs {
+
+    private static final int QUERY_QP_MASK = QpAttributeMask.mask(EnumSet.of(QpAttributeMask.STATE,
+            QpAttributeMask.PKEY_INDEX, QpAttributeMask.PORT, QpAttributeMask.QKEY, QpAttributeMask.PATH_MTU,
+            QpAttributeMask.DEST_QPN, QpAttributeMask.RQ_PSN, QpAttributeMask.SQ_PSN, QpAttributeMask.ACCESS_FLAGS,
+            QpAttributeMask.CAP));
+
+    private final NativeVerbsProvider provider;
+    /* The provider's address -> QP map, to turn the QP of an async event back into its handle. */
+    private final Map<Long, NativeQp> qps;
+
+    QpVerbs(NativeVerbsProvider provider, Map<Long, NativeQp> qps) {
+        this.provider = provider;
+        this.qps = qps;
+    }
+
+    QpHandle createQp(ContextHandle context, QpInitSpec spec) {
+        NativeContext c = provider.live(context, NativeContext.class);
+        QpType type = spec.type();
+        MemorySegment state = CallState.current();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(IbvQpInitAttrEx.LAYOUT);
+            if (type == QpType.XRC_RECV) {
+                NativeXrcd xrcd = provider.live(required(spec.xrcd(), "an XRC_RECV QP needs an XRC domain"),
+                        NativeXrcd.class);
+                attr.set(U32, IbvQpInitAttrEx.COMP_MASK, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_XRCD);
+                attr.set(ADDRESS, IbvQpInitAttrEx.XRCD, xrcd.pointer());
+            } else {
+                NativePd pd = provider.live(required(spec.pd(), "a " + type + " QP needs a protection domain"),
+                        NativePd.class);
+                attr.set(U32, IbvQpInitAttrEx.COMP_MASK, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_PD);
+                attr.set(ADDRESS, IbvQpInitAttrEx.PD, pd.pointer());
+                attr.set(ADDRESS, IbvQpInitAttrEx.SEND_CQ, pointerOf(spec.sendCq(), NativeCq.class));
+                attr.set(ADDRESS, IbvQpInitAttrEx.RECV_CQ, pointerOf(spec.recvCq(), NativeCq.class));
+                attr.set(ADDRESS, IbvQpInitAttrEx.SRQ, pointerOf(spec.srq(), NativeSrq.class));
+            }
+            IbvQpCap.write(attr, IbvQpInitAttrEx.CAP, spec.capabilities());
+            attr.set(C_ENUM, IbvQpInitAttrEx.QP_TYPE, type.value());
+            attr.set(C_INT, IbvQpInitAttrEx.SQ_SIG_ALL, spec.signalAll() ? 1 : 0);
+            MemorySegment qp = InlineVerbs.ibv_create_qp_ex(state, c.pointer(), attr);
+            if (isNull(qp)) {
+                int errno = errnoOfNull(state);
+                Errno e = Errno.of(errno);
+                throw failure("ibv_create_qp_ex", c, errno, e.equals(Errno.EOPNOTSUPP) && type.isXrc()
+                        ? "device " + c.deviceName() + " does not support XRC (IBV_DEVICE_XRC not set)"
+                        : e.equals(Errno.EINVAL)
+                                ? "a " + type + " QP with " + spec.capabilities() + " was refused: check the send and "
+                                        + "receive CQs are given and the sizes are within max_qp_wr / max_sge"
+                                : "could not create a " + type + " QP on " + c.deviceName() + memlockHint(errno));
+            }
+            QpCapabilities granted = IbvQpCap.read(attr, IbvQpInitAttrEx.CAP);
+            return register(qp, c, type, granted);
+        }
+    }
+
+    QpHandle openQp(ContextHandle context, XrcdHandle xrcd, int qpNum, QpType type) {
+        NativeContext c = provider.live(context, NativeContext.class);
+        NativeXrcd x = provider.live(xrcd, NativeXrcd.class);
+        MemorySegment state = CallState.current();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(IbvQpOpenAttr.LAYOUT);
+            attr.set(U32, IbvQpOpenAttr.COMP_MASK, IbvQpOpenAttr.IBV_QP_OPEN_ATTR_NUM
+                    | IbvQpOpenAttr.IBV_QP_OPEN_ATTR_XRCD | IbvQpOpenAttr.IBV_QP_OPEN_ATTR_TYPE);
+            attr.set(U32, IbvQpOpenAttr.QP_NUM, qpNum);
+            attr.set(ADDRESS, IbvQpOpenAttr.XRCD, x.pointer());
+            attr.set(C_ENUM, IbvQpOpenAttr.QP_TYPE, type.value());
+            MemorySegment qp = InlineVerbs.ibv_open_qp(state, c.pointer(), attr);
+            if (isNull(qp)) {
+                int errno = errnoOfNull(state);
+                Errno e = Errno.of(errno);
+                throw failure("ibv_open_qp", x, errno, e.equals(Errno.EOPNOTSUPP)
+                        ? "device " + c.deviceName() + " does not support XRC (IBV_DEVICE_XRC not set)"
+                        : e.equals(Errno.EINVAL)
+                                ? "no " + type + " QP number " + qpNum + " exists in this XRC domain"
+                                : "could not open QP " + qpNum);
+            }
+            return register(qp, c, type, new QpCapabilities(0, 0, 0, 0, 0));
+        }
+    }
+
+    private NativeQp register(MemorySegment qp, NativeContext context, QpType type, QpCapabilities capabilities) {
+        int qpNum = qp.reinterpret(IbvQp.LAYOUT.byteSize()).get(U32, IbvQp.QP_NUM);
+        NativeQp handle = new NativeQp(provider, qp, context, type, qpNum, capabilities,
+                InlineVerbs.contextOp(qp, IbvQp.CONTEXT, IbvContextOps.POST_SEND),
+                InlineVerbs.contextOp(qp, IbvQp.CONTEXT, IbvContextOps.POST_RECV));
+        qps.put(qp.address(), handle);
+        return handle;
+    }
+
+    void destroyQp(QpHandle qp) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        MemorySegment state = CallState.current();
+        released("ibv_destroy_qp", q, Libibverbs.ibv_destroy_qp(state, q.pointer()), state,
+                "it is still attached to a multicast group: detach it first",
+                "could not destroy the QP");
+        qps.remove(q.pointer().address(), q);
+    }
+
+    void modifyQp(QpHandle qp, QpModification modification) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        MemorySegment state = CallState.current();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(IbvQpAttr.LAYOUT);
+            // Every field is written; the mask tells the kernel which ones mean something.
+            a.set(C_ENUM, IbvQpAttr.QP_STATE, modification.state().ordinal());
+            a.set(C_ENUM, IbvQpAttr.PATH_MTU, modification.pathMtu().value());
+            a.set(U32, IbvQpAttr.QKEY, modification.qkey());
+            a.set(U32, IbvQpAttr.RQ_PSN, modification.rqPsn());
+            a.set(U32, IbvQpAttr.SQ_PSN, modification.sqPsn());
+            a.set(U32, IbvQpAttr.DEST_QP_NUM, modification.destQpNum());
+            a.set(U32, IbvQpAttr.QP_ACCESS_FLAGS, modification.accessFlags());
+            a.set(U16, IbvQpAttr.PKEY_INDEX, (short) modification.pkeyIndex());
+            a.set(U8, IbvQpAttr.MAX_RD_ATOMIC, (byte) modification.maxRdAtomic());
+            a.set(U8, IbvQpAttr.MAX_DEST_RD_ATOMIC, (byte) modification.maxDestRdAtomic());
+            a.set(U8, IbvQpAttr.MIN_RNR_TIMER, (byte) modification.minRnrTimer());
+            a.set(U8, IbvQpAttr.PORT_NUM, (byte) modification.port());
+            a.set(U8, IbvQpAttr.TIMEOUT, (byte) modification.timeout());
+            a.set(U8, IbvQpAttr.RETRY_CNT, (byte) modification.retryCount());
+            a.set(U8, IbvQpAttr.RNR_RETRY, (byte) modification.rnrRetry());
+            AddressVector path = modification.addressVector();
+            if (path != null) {
+                IbvAhAttr.write(a, IbvQpAttr.AH_ATTR, path);
+            }
+            int errno = returned(Libibverbs.ibv_modify_qp(state, q.pointer(), a, modification.maskBits()), state);
+            if (errno != 0) {
+                throw failure("ibv_modify_qp", q, errno, Errno.of(errno).equals(Errno.EINVAL)
+                        ? "the attributes " + modification.mask() + " do not make a valid transition of a " + q.type()
+                                + " QP to " + modification.state() + " (see ibv_modify_qp(3) for the attributes "
+                                + "each transition requires)"
+                        : "could not move the QP to " + modification.state());
+            }
+        }
+    }
+
+    QpAttributes queryQp(QpHandle qp) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        MemorySegment state = CallState.current();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(IbvQpAttr.LAYOUT);
+            MemorySegment init = arena.allocate(IbvQpInitAttrEx.LAYOUT);
+            int errno = returned(Libibverbs.ibv_query_qp(state, q.pointer(), a, QUERY_QP_MASK, init), state);
+            if (errno != 0) {
+                throw failure("ibv_query_qp", q, errno, "could not query the QP");
+            }
+            return new QpAttributes(
+                    QpState.of(a.get(C_ENUM, IbvQpAttr.QP_STATE)),
+                    q.type(),
+                    q.qpNum(),
+                    Byte.toUnsignedInt(a.get(U8, IbvQpAttr.PORT_NUM)),
+                    Short.toUnsignedInt(a.get(U16, IbvQpAttr.PKEY_INDEX)),
+                    a.get(U32, IbvQpAttr.QKEY),
+                    mtu(a.get(C_ENUM, IbvQpAttr.PATH_MTU)),
+                    a.get(U32, IbvQpAttr.DEST_QP_NUM),
+                    a.get(U32, IbvQpAttr.RQ_PSN),
+                    a.get(U32, IbvQpAttr.SQ_PSN),
+                    a.get(U32, IbvQpAttr.QP_ACCESS_FLAGS),
+                    IbvQpCap.read(a, IbvQpAttr.CAP));
+        }
+    }
+
+    void attachMcast(QpHandle qp, Gid gid, int lid) {
+        multicast("ibv_attach_mcast", qp, gid, lid);
+    }
+
+    void detachMcast(QpHandle qp, Gid gid, int lid) {
+        multicast("ibv_detach_mcast", qp, gid, lid);
+    }
+
+    private void multicast(String verb, QpHandle qp, Gid gid, int lid) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        if (lid < 0 || lid > 0xffff) {
+            throw new IllegalArgumentException("lid must be 0..65535, was " + lid);
+        }
+        MemorySegment state = CallState.current();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment raw = arena.allocateFrom(JAVA_BYTE, gid.toBytes());
+            int rc = verb.equals("ibv_attach_mcast")
+                    ? Libibverbs.ibv_attach_mcast(state, q.pointer(), raw, (short) lid)
+                    : Libibverbs.ibv_detach_mcast(state, q.pointer(), raw, (short) lid);
+            int errno = returned(rc, state);
+            if (errno != 0) {
+                throw failure(verb, q, errno, Errno.of(errno).equals(Errno.EINVAL)
+                        ? gid + " is not a multicast GID, or a " + q.type() + " QP cannot join groups (only UD can)"
+                        : "multicast group " + gid + " (lid " + lid + ")");
+            }
+        }
+    }
+
+    private MemorySegment pointerOf(@Nullable Handle handle, Class<? extends NativeHandle> kind) {
+        return handle == null ? MemorySegment.NULL : provider.live(handle, kind).pointer();
+    }
+}

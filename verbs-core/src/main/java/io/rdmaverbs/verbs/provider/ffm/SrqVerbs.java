@@ -1,0 +1,101 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
+import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.required;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+
+import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.attr.SrqType;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.SrqHandle;
+import io.rdmaverbs.verbs.provider.SrqInitSpec;
+
+/**
+ * The shared receive queue verbs of {@link NativeVerbsProvider} off the data path: creating a basic
+ * or XRC SRQ and destroying it. Posting receives to an SRQ stays in the provider.
+ */
+final class SrqVerbs {
+
+    private final NativeVerbsProvider provider;
+    /* The provider's address -> SRQ map, to turn the SRQ of an async event back into its handle. */
+    private final Map<Long, NativeSrq> srqs;
+
+    SrqVerbs(NativeVerbsProvider provider, Map<Long, NativeSrq> srqs) {
+        this.provider = provider;
+        this.srqs = srqs;
+    }
+
+    SrqHandle createSrq(ContextHandle context, SrqInitSpec spec) {
+        NativeContext c = provider.live(context, NativeContext.class);
+        NativePd pd = provider.live(spec.pd(), NativePd.class);
+        boolean xrc = spec.type() == SrqType.XRC;
+        NativeXrcd xrcd = null;
+        NativeCq cq = null;
+        if (xrc) {
+            xrcd = provider.live(required(spec.xrcd(), "an XRC SRQ needs an XRC domain"), NativeXrcd.class);
+            cq = provider.live(required(spec.cq(), "an XRC SRQ needs a CQ"), NativeCq.class);
+        }
+        MemorySegment state = CallState.current();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(IbvSrqInitAttrEx.LAYOUT);
+            attr.set(U32, IbvSrqInitAttrEx.ATTR + IbvSrqAttr.MAX_WR, spec.maxWr());
+            attr.set(U32, IbvSrqInitAttrEx.ATTR + IbvSrqAttr.MAX_SGE, spec.maxSge());
+            attr.set(U32, IbvSrqInitAttrEx.ATTR + IbvSrqAttr.SRQ_LIMIT, spec.limit());
+            int mask = IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_TYPE | IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_PD;
+            attr.set(ADDRESS, IbvSrqInitAttrEx.PD, pd.pointer());
+            if (xrc) {
+                mask |= IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_XRCD | IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_CQ;
+                attr.set(ADDRESS, IbvSrqInitAttrEx.XRCD, xrcd.pointer());
+                attr.set(ADDRESS, IbvSrqInitAttrEx.CQ, cq.pointer());
+            }
+            attr.set(U32, IbvSrqInitAttrEx.COMP_MASK, mask);
+            attr.set(C_ENUM, IbvSrqInitAttrEx.SRQ_TYPE,
+                    xrc ? IbvSrqInitAttrEx.IBV_SRQT_XRC : IbvSrqInitAttrEx.IBV_SRQT_BASIC);
+            MemorySegment srq = InlineVerbs.ibv_create_srq_ex(state, c.pointer(), attr);
+            if (isNull(srq)) {
+                int errno = errnoOfNull(state);
+                Errno e = Errno.of(errno);
+                throw failure(xrc ? "ibv_create_srq_ex" : "ibv_create_srq", c, errno, e.equals(Errno.EOPNOTSUPP) && xrc
+                        ? "device " + c.deviceName() + " does not support XRC (IBV_DEVICE_XRC not set)"
+                        : e.equals(Errno.EINVAL)
+                                ? "max_wr " + spec.maxWr() + ", max_sge " + spec.maxSge() + " or limit " + spec.limit()
+                                        + " is beyond max_srq_wr / max_srq_sge of the device"
+                                : "could not create an SRQ on " + c.deviceName() + memlockHint(errno));
+            }
+            int srqNum = 0;
+            if (xrc) {
+                MemorySegment number = arena.allocate(U32);
+                int errno = returned(InlineVerbs.ibv_get_srq_num(state, srq, number), state);
+                if (errno != 0) {
+                    Libibverbs.ibv_destroy_srq(state, srq);
+                    throw failure("ibv_get_srq_num", c, errno, "could not read the number of the new XRC SRQ");
+                }
+                srqNum = number.get(U32, 0);
+            }
+            NativeSrq handle = new NativeSrq(provider, srq, c, srqNum,
+                    InlineVerbs.contextOp(srq, IbvSrq.CONTEXT, IbvContextOps.POST_SRQ_RECV));
+            srqs.put(srq.address(), handle);
+            return handle;
+        }
+    }
+
+    void destroySrq(SrqHandle srq) {
+        NativeSrq s = provider.live(srq, NativeSrq.class);
+        MemorySegment state = CallState.current();
+        released("ibv_destroy_srq", s, Libibverbs.ibv_destroy_srq(state, s.pointer()), state,
+                "QPs still receive through it: destroy them first",
+                "could not destroy the SRQ");
+        srqs.remove(s.pointer().address(), s);
+    }
+}
