@@ -1,0 +1,232 @@
+package io.rdmaverbs.verbs.provider.simulated;
+
+import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.locked;
+import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.requireNotDestroyed;
+import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.users;
+
+import java.util.concurrent.TimeUnit;
+
+import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.provider.CompChannelHandle;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.CqHandle;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Completion channels and CQs: their creation and EBUSY rules, arming and polling, and the completion
+ * events a channel hands out and {@code ibv_ack_cq_events} acknowledges ({@code ibv_destroy_cq} waits
+ * for them).
+ */
+final class SimCompletionVerbs {
+
+    private final SimUverbs uverbs;
+    private final DescriptorTable descriptors;
+
+    SimCompletionVerbs(SimUverbs uverbs, DescriptorTable descriptors) {
+        this.uverbs = uverbs;
+        this.descriptors = descriptors;
+    }
+
+    CompChannelHandle createCompChannel(ContextHandle context) {
+        SimContext ctx = uverbs.own(context, SimContext.class);
+        SimDevice d = ctx.device;
+        return locked(d, () -> {
+            d.requireAlive("ibv_create_comp_channel", ctx.describe());
+            d.allocate(ResourceKind.COMP_CHANNEL, "ibv_create_comp_channel", ctx.describe());
+            SimCompChannel channel = new SimCompChannel(ctx, d.nextId(ResourceKind.COMP_CHANNEL),
+                    descriptors.openChannel());
+            ctx.adopt(channel);
+            return channel;
+        });
+    }
+
+    void destroyCompChannel(CompChannelHandle channel) {
+        SimCompChannel ch = uverbs.own(channel, SimCompChannel.class);
+        SimDevice d = ch.device;
+        locked(d, () -> {
+            ch.requireUsable();
+            if (ch.refcnt > 0) {
+                throw new VerbsException("ibv_destroy_comp_channel", ch.describe(), Errno.EBUSY, ch.refcnt
+                        + " CQ(s) were created on this channel: " + users(ch.context(), h -> h instanceof SimCq cq
+                                && cq.channel == ch) + "; destroy them first");
+            }
+            descriptors.closeChannel(ch.fd());
+            ch.events.clear();
+            d.free(ResourceKind.COMP_CHANNEL);
+            ch.context().release(ch);
+            ch.markDestroyed();
+            ch.eventArrived.signalAll();
+        });
+    }
+
+    CqHandle createCq(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector) {
+        SimContext ctx = uverbs.own(context, SimContext.class);
+        SimCompChannel ch = channel == null ? null : uverbs.own(channel, SimCompChannel.class);
+        SimDevice d = ctx.device;
+        return locked(d, () -> {
+            d.requireAlive("ibv_create_cq", ctx.describe());
+            if (ch != null && ch.context() != ctx) {
+                // Assumed EINVAL: the kernel looks the channel up among this context's objects.
+                throw new VerbsException("ibv_create_cq", ctx.describe(), Errno.EINVAL, ch.describe()
+                        + " belongs to another context; create the channel in this one");
+            }
+            int vectors = d.profile.attributes().numCompVectors();
+            if (compVector < 0 || compVector >= vectors) {
+                throw new VerbsException("ibv_create_cq", ctx.describe(), Errno.EINVAL, "completion vector "
+                        + compVector + " does not exist: " + d.name() + " has num_comp_vectors " + vectors
+                        + " (valid 0.." + (vectors - 1) + ")");
+            }
+            int maxCqe = d.profile.attributes().maxCqe();
+            if (cqe < 1 || cqe > maxCqe) {
+                throw new VerbsException("ibv_create_cq", ctx.describe(), Errno.EINVAL, "cqe " + cqe
+                        + " is outside 1.." + maxCqe + " (max_cqe of " + d.name() + ")");
+            }
+            d.allocate(ResourceKind.CQ, "ibv_create_cq", ctx.describe());
+            SimCq cq = new SimCq(ctx, d.nextId(ResourceKind.CQ), Driver.queueSlots(cqe), ch);
+            if (ch != null) {
+                ch.refcnt++;
+            }
+            ctx.adopt(cq);
+            return cq;
+        });
+    }
+
+    void destroyCq(CqHandle cq) {
+        SimCq c = uverbs.identify(cq, SimCq.class);
+        requireNotDestroyed(c);
+        SimDevice d = c.device;
+        d.lock.lock();
+        try {
+            requireNotDestroyed(c);
+            if (!c.kernelGone) {
+                if (!d.fatal && c.usecnt > 0) {
+                    throw new VerbsException("ibv_destroy_cq", c.describe(), Errno.EBUSY, "still used by "
+                            + c.usecnt + " QP queue(s) or XRC SRQ(s): " + users(c.context(), h -> usesCq(h, c))
+                            + "; destroy them first");
+                }
+                c.kernelGone = true;
+                c.entries.clear();
+                if (c.channel != null) {
+                    c.channel.events.removeIf(e -> e == c);
+                }
+                d.free(ResourceKind.CQ);
+            }
+            while (!d.fatal && c.eventsAcked != c.eventsDelivered) {
+                try {
+                    c.acked.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new VerbsException("ibv_destroy_cq", c.describe(), Errno.EINTR, "interrupted while waiting"
+                            + " for " + (c.eventsDelivered - c.eventsAcked) + " completion event(s) to be"
+                            + " acknowledged (ibv_ack_cq_events); the CQ is gone from the device, call destroyCq"
+                            + " again after acknowledging them");
+                }
+            }
+            if (c.channel != null) {
+                c.channel.refcnt--;
+            }
+            c.context().release(c);
+            c.markDestroyed();
+        } finally {
+            d.lock.unlock();
+        }
+    }
+
+    void reqNotifyCq(CqHandle cq, boolean solicitedOnly) {
+        SimCq c = uverbs.own(cq, SimCq.class);
+        SimDevice d = c.device;
+        locked(d, () -> {
+            c.requireUsable();
+            d.requireAlive("ibv_req_notify_cq", c.describe());
+            // rxe_req_notify_cq: a request for the next completion is not weakened to solicited-only.
+            if (!solicitedOnly) {
+                c.arm = SimCq.Arm.NEXT;
+            } else if (c.arm != SimCq.Arm.NEXT) {
+                c.arm = SimCq.Arm.SOLICITED;
+            }
+        });
+    }
+
+    int pollCq(CqHandle cq, WorkCompletions completions, int max) {
+        SimCq c = uverbs.own(cq, SimCq.class);
+        if (!(completions instanceof SimWorkCompletions wc) || wc.provider != uverbs.provider) {
+            throw new IllegalArgumentException("work completions must come from this provider's newWorkCompletions");
+        }
+        wc.requireOpen();
+        if (max < 0 || max > wc.capacity()) {
+            throw new IllegalArgumentException("max must be 0.." + wc.capacity() + " (the buffer's capacity), was "
+                    + max);
+        }
+        SimDevice d = c.device;
+        return locked(d, () -> {
+            c.requireUsable();
+            int n = 0;
+            while (n < max && !c.entries.isEmpty()) {
+                wc.set(n++, c.entries.pollFirst());
+            }
+            return n;
+        });
+    }
+
+    @Nullable CqHandle getCqEvent(CompChannelHandle channel, long timeoutMillis) {
+        SimCompChannel ch = uverbs.own(channel, SimCompChannel.class);
+        SimDevice d = ch.device;
+        long remaining = TimeUnit.MILLISECONDS.toNanos(Math.max(timeoutMillis, 0));
+        d.lock.lock();
+        try {
+            while (true) {
+                ch.requireUsable();
+                SimCq cq = ch.events.pollFirst();
+                if (cq != null) {
+                    cq.eventsDelivered++;
+                    return cq;
+                }
+                if (d.fatal) {
+                    throw new VerbsException("ibv_get_cq_event", ch.describe(), Errno.EIO, "device " + d.name()
+                            + " had a fatal error; no more completion events will come");
+                }
+                if (timeoutMillis >= 0 && remaining <= 0) {
+                    return null;
+                }
+                try {
+                    if (timeoutMillis < 0) {
+                        ch.eventArrived.await();
+                    } else {
+                        remaining = ch.eventArrived.awaitNanos(remaining);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new VerbsException("ibv_get_cq_event", ch.describe(), Errno.EINTR,
+                            "interrupted while waiting for a completion event");
+                }
+            }
+        } finally {
+            d.lock.unlock();
+        }
+    }
+
+    void ackCqEvents(CqHandle cq, int count) {
+        SimCq c = uverbs.identify(cq, SimCq.class);
+        if (count < 0) {
+            throw new IllegalArgumentException("count must be >= 0, was " + count);
+        }
+        SimDevice d = c.device;
+        locked(d, () -> {
+            requireNotDestroyed(c);
+            long outstanding = c.eventsDelivered - c.eventsAcked;
+            if (count > outstanding) {
+                throw new IllegalArgumentException("acknowledging " + count + " event(s) of " + c.describe()
+                        + " but only " + outstanding + " were returned by getCqEvent and not yet acknowledged");
+            }
+            c.eventsAcked += count;
+            c.acked.signalAll();
+        });
+    }
+
+    private static boolean usesCq(SimHandle h, SimCq cq) {
+        return (h instanceof SimQp q && (q.qp.sendCq == cq || q.qp.recvCq == cq)) || (h instanceof SimSrq s && s.cq == cq);
+    }
+}

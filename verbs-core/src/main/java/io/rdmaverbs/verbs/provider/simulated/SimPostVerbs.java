@@ -1,0 +1,185 @@
+package io.rdmaverbs.verbs.provider.simulated;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.attr.QpState;
+import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.attr.SendFlag;
+import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.provider.AhHandle;
+import io.rdmaverbs.verbs.provider.QpHandle;
+import io.rdmaverbs.verbs.provider.RecvWr;
+import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.SrqHandle;
+
+/**
+ * Posting work requests: {@code ibv_post_send}, {@code ibv_post_recv} and {@code ibv_post_srq_recv}. Each
+ * holds every device's lock: a send runs to completion at the responder before it returns, and a receive
+ * can restart a send stalled for want of one.
+ */
+final class SimPostVerbs {
+
+    private final SimUverbs uverbs;
+    private final Fabric fabric;
+
+    SimPostVerbs(SimUverbs uverbs) {
+        this.uverbs = uverbs;
+        this.fabric = uverbs.fabric;
+    }
+
+    void postSend(QpHandle qp, SendWr request) {
+        SimQp h = uverbs.own(qp, SimQp.class);
+        SimSendWr wr = uverbs.ownRequest(request);
+        AhHandle addressHandle = wr.addressHandle();
+        SimDevice d = h.device;
+        String verb = "ibv_post_send";
+        uverbs.onFabric(() -> {
+            h.requireUsable();
+            d.requireAlive(verb, h.describe());
+            QueuePair q = h.qp;
+            if (q.type == QpType.XRC_RECV) {
+                throw new VerbsException(verb, h.describe(), Errno.EINVAL, "an XRC receive QP has no send queue;"
+                        + " send from an XRC send QP");
+            }
+            if (q.state == QpState.RESET || q.state == QpState.INIT || q.state == QpState.RTR) {
+                throw new VerbsException(verb, h.describe(), Errno.EINVAL, "the QP is in " + q.state
+                        + "; it can send only in RTS (modify it RTR->RTS first)");
+            }
+            int sges = wr.sgeCount();
+            if (sges > q.reported.maxSendSge()) {
+                throw new VerbsException(verb, h.describe(), Errno.EINVAL, sges + " SGEs exceed max_send_sge "
+                        + q.reported.maxSendSge());
+            }
+            long length = 0;
+            for (int i = 0; i < sges; i++) {
+                length += Integer.toUnsignedLong(wr.sgeLength(i));
+            }
+            boolean inline = (wr.flags() & SendFlag.INLINE) != 0;
+            if (inline && length > q.reported.maxInlineData()) {
+                throw new VerbsException(verb, h.describe(), Errno.EINVAL, "inline data of " + length
+                        + " bytes exceeds max_inline_data " + q.reported.maxInlineData());
+            }
+            SendOpcode op = wr.opcode();
+            if ((op == SendOpcode.ATOMIC_CMP_AND_SWP || op == SendOpcode.ATOMIC_FETCH_AND_ADD)
+                    && (length < 8 || (wr.remoteAddress() & 7) != 0)) {
+                throw new VerbsException(verb, h.describe(), Errno.EINVAL, "an atomic needs an 8-byte local"
+                        + " buffer and an 8-byte aligned remote address");
+            }
+            SimAh ah = null;
+            if (q.type == QpType.UD) {
+                if (addressHandle == null) {
+                    throw new VerbsException(verb, h.describe(), Errno.EINVAL, "a UD send needs an address handle"
+                            + " (SendWr.datagram)");
+                }
+                ah = uverbs.own(addressHandle, SimAh.class);
+                if (ah.device != d) {
+                    throw new VerbsException(verb, h.describe(), Errno.EINVAL, ah.describe()
+                            + " was created on another device");
+                }
+            }
+            if (q.sendQueue.size() >= q.sendSlots) {
+                throw new VerbsException(verb, h.describe(), Errno.ENOMEM, "the send queue is full ("
+                        + q.sendSlots + " WRs outstanding)");
+            }
+            long[] addresses = new long[sges];
+            int[] lengths = new int[sges];
+            int[] lkeys = new int[sges];
+            for (int i = 0; i < sges; i++) {
+                addresses[i] = wr.sgeAddress(i);
+                lengths[i] = wr.sgeLength(i);
+                lkeys[i] = wr.sgeLkey(i);
+            }
+            byte[] inlineData = inline ? readInline(d, addresses, lengths) : null;
+            PostedSend posted = new PostedSend(wr.wrId(), op, wr.flags(), addresses, lengths, lkeys, inlineData,
+                    wr.immediateData(), wr.remoteAddress(), wr.rkey(), wr.compareAdd(), wr.swap(), ah,
+                    wr.remoteQpn(), wr.remoteQkey(), wr.xrcRemoteSrqNum());
+            fabric.submit(q, posted);
+        });
+    }
+
+    /**
+     * Inline data is copied from the caller's memory at post time and needs no MR. Registered memory is
+     * read through its MR's segment; anything else through a raw view of the address, as libibverbs'
+     * memcpy would read it (a bad address crashes here as it would there).
+     */
+    @SuppressWarnings("restricted")
+    private static byte[] readInline(SimDevice d, long[] addresses, int[] lengths) {
+        int total = 0;
+        for (int length : lengths) {
+            total += length;
+        }
+        byte[] data = new byte[total];
+        int offset = 0;
+        for (int i = 0; i < addresses.length; i++) {
+            int length = lengths[i];
+            if (length == 0) {
+                continue;
+            }
+            long address = addresses[i];
+            MemorySegment source = d.mrs.values().stream().filter(mr -> !mr.isDestroyed() && mr.covers(address, length))
+                    .findFirst().map(mr -> mr.slice(address, length))
+                    .orElseGet(() -> MemorySegment.ofAddress(address).reinterpret(length));
+            MemorySegment.copy(source, ValueLayout.JAVA_BYTE, 0, data, offset, length);
+            offset += length;
+        }
+        return data;
+    }
+
+    void postRecv(QpHandle qp, RecvWr request) {
+        SimQp h = uverbs.own(qp, SimQp.class);
+        SimRecvWr wr = uverbs.ownRequest(request);
+        SimDevice d = h.device;
+        String verb = "ibv_post_recv";
+        uverbs.onFabric(() -> {
+            h.requireUsable();
+            d.requireAlive(verb, h.describe());
+            QueuePair q = h.qp;
+            if (q.type.isXrc()) {
+                throw new VerbsException(verb, h.describe(), Errno.EINVAL, "XRC QPs have no receive queue; post to"
+                        + " the XRC SRQ");
+            }
+            if (q.srq != null) {
+                throw new VerbsException(verb, h.describe(), Errno.EINVAL, "this QP receives through "
+                        + q.srq.describe() + "; post there (postSrqRecv)");
+            }
+            if (q.state == QpState.RESET) {
+                throw new VerbsException(verb, h.describe(), Errno.EINVAL, "the QP is in RESET; move it to INIT first");
+            }
+            if (wr.sgeCount() > q.reported.maxRecvSge()) {
+                throw new VerbsException(verb, h.describe(), Errno.EINVAL, wr.sgeCount() + " SGEs exceed max_recv_sge "
+                        + q.reported.maxRecvSge());
+            }
+            if (q.recvQueue.size() >= q.recvSlots) {
+                throw new VerbsException(verb, h.describe(), Errno.ENOMEM, "the receive queue is full ("
+                        + q.recvSlots + " WRs posted and not consumed)");
+            }
+            q.recvQueue.addLast(PostedRecv.of(wr));
+            if (q.state == QpState.ERR && d.driver().flushesReceivesPostedInError()) {
+                fabric.flushReceive(q);
+            }
+            fabric.pumpStalled();
+        });
+    }
+
+    void postSrqRecv(SrqHandle srq, RecvWr request) {
+        SimSrq s = uverbs.own(srq, SimSrq.class);
+        SimRecvWr wr = uverbs.ownRequest(request);
+        uverbs.onFabric(() -> {
+            s.requireUsable();
+            s.device.requireAlive("ibv_post_srq_recv", s.describe());
+            if (wr.sgeCount() > s.maxSge) {
+                throw new VerbsException("ibv_post_srq_recv", s.describe(), Errno.EINVAL, wr.sgeCount()
+                        + " SGEs exceed the SRQ's max_sge " + s.maxSge);
+            }
+            if (s.queue.size() >= s.slots) {
+                throw new VerbsException("ibv_post_srq_recv", s.describe(), Errno.ENOMEM, "the SRQ is full ("
+                        + s.slots + " receive WRs posted and not consumed)");
+            }
+            s.queue.addLast(PostedRecv.of(wr));
+            fabric.pumpStalled();
+        });
+    }
+}

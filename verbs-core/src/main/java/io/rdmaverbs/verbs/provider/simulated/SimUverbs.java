@@ -1,0 +1,139 @@
+package io.rdmaverbs.verbs.provider.simulated;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.provider.Handle;
+import io.rdmaverbs.verbs.provider.RecvWr;
+import io.rdmaverbs.verbs.provider.SendWr;
+
+/**
+ * The simulated {@code ib_uverbs} layer that every verb group of a {@link SimulatedProvider} goes
+ * through: handle lookup (a handle must come from this provider, be of the kind the verb takes, still be
+ * usable, and belong to the calling context) and the locks (one device's, or the whole fabric's).
+ */
+final class SimUverbs {
+
+    final SimulatedProvider provider;
+    final Fabric fabric;
+
+    SimUverbs(SimulatedProvider provider, Fabric fabric) {
+        this.provider = provider;
+        this.fabric = fabric;
+    }
+
+    /** Refuses (IllegalArgumentException) a handle this provider did not create, or of another kind. */
+    <T extends SimHandle> T identify(Handle handle, Class<T> type) {
+        Objects.requireNonNull(handle, "handle");
+        if (!(handle instanceof SimHandle sim) || sim.provider != provider) {
+            throw new IllegalArgumentException(handle.describe() + " was not created by this simulated provider");
+        }
+        if (!type.isInstance(handle)) {
+            throw new IllegalArgumentException(handle.describe() + " is not a " + type.getSimpleName());
+        }
+        return type.cast(handle);
+    }
+
+    /** {@link #identify}, then refuses (IllegalStateException) a destroyed handle or one of a closed context. */
+    <T extends SimHandle> T own(Handle handle, Class<T> type) {
+        T sim = identify(handle, type);
+        sim.requireUsable();
+        return sim;
+    }
+
+    static void requireNotDestroyed(SimCq cq) {
+        if (cq.isDestroyed()) {
+            throw new IllegalStateException(cq.describe() + " was already destroyed");
+        }
+        if (cq.context().isDestroyed()) {
+            throw new IllegalStateException(cq.describe() + " belongs to a closed context");
+        }
+    }
+
+    SimRecvWr ownRequest(RecvWr request) {
+        Objects.requireNonNull(request, "request");
+        if (!(request instanceof SimRecvWr wr) || wr.provider != provider) {
+            throw new IllegalArgumentException("receive requests must come from this provider's newRecvWr");
+        }
+        if (wr.isClosed()) {
+            throw new IllegalStateException("this receive request was closed");
+        }
+        return wr;
+    }
+
+    SimSendWr ownRequest(SendWr request) {
+        Objects.requireNonNull(request, "request");
+        if (!(request instanceof SimSendWr wr) || wr.provider != provider) {
+            throw new IllegalArgumentException("send requests must come from this provider's newSendWr");
+        }
+        if (wr.isClosed()) {
+            throw new IllegalStateException("this send request was closed");
+        }
+        return wr;
+    }
+
+    static void requirePort(String verb, SimContext ctx, int port) {
+        if (!ctx.device.hasPort(port)) {
+            throw new VerbsException(verb, ctx.describe(), Errno.EINVAL, "port " + port + " does not exist on "
+                    + ctx.device.name() + " (ports 1.." + ctx.device.profile.ports().size() + ")");
+        }
+    }
+
+    /** The kernel looks handles up among the calling context's objects: another context's is not found. */
+    static void sameContext(String verb, SimContext ctx, SimHandle handle) {
+        if (handle.context() != ctx) {
+            throw new VerbsException(verb, ctx.describe(), Errno.EINVAL, handle.describe()
+                    + " belongs to " + handle.context().describe() + ", not to this context");
+        }
+    }
+
+    /** Up to five users of an object among its context's objects, for an actionable EBUSY message. */
+    static String users(SimContext ctx, Predicate<SimHandle> uses) {
+        List<String> found = ctx.children().stream().filter(uses).map(SimHandle::describe).toList();
+        if (found.isEmpty()) {
+            return "(objects of other or closed contexts)";
+        }
+        return found.size() <= 5 ? String.join(", ", found)
+                : String.join(", ", found.subList(0, 5)) + " and " + (found.size() - 5) + " more";
+    }
+
+    static <T> T locked(SimDevice d, Supplier<T> action) {
+        d.lock.lock();
+        try {
+            return action.get();
+        } finally {
+            d.lock.unlock();
+        }
+    }
+
+    static void locked(SimDevice d, Runnable action) {
+        d.lock.lock();
+        try {
+            action.run();
+        } finally {
+            d.lock.unlock();
+        }
+    }
+
+    <T> T onFabric(Supplier<T> action) {
+        fabric.lockAll();
+        try {
+            return action.get();
+        } finally {
+            fabric.unlockAll();
+        }
+    }
+
+    void onFabric(Runnable action) {
+        fabric.lockAll();
+        try {
+            action.run();
+        } finally {
+            fabric.unlockAll();
+        }
+    }
+}
