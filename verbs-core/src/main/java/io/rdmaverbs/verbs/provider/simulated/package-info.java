@@ -9,6 +9,12 @@
  * and events arrive where the kernel would put them, and every verb fails with the errno kernel 6.1 and
  * rdma-core 44 answer. Where drivers answer differently the profile's
  * {@link io.rdmaverbs.verbs.provider.simulated.Driver} decides, in one place.
+ *
+ * <p>The provider itself only delegates: each group of verbs has a class of its own ({@code SimDeviceVerbs},
+ * {@code SimDomains}, {@code SimCompletionVerbs}, {@code SimSrqVerbs}, {@code SimQpVerbs},
+ * {@code SimQpStateVerbs}, {@code SimPostVerbs}, {@code SimMrVerbs}, {@code SimAhVerbs},
+ * {@code SimAsyncEvents}), and all of them go through {@code SimUverbs}, the one place that checks
+ * handles and takes the device's or the fabric's lock, as the kernel's {@code ib_uverbs} layer does.
  */
 @NullMarked
 package io.rdmaverbs.verbs.provider.simulated;
