@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/eventfd.h>
 #include <infiniband/verbs.h>
 
 /* sizeof(struct s) */
@@ -376,6 +377,8 @@ int main(void)
 	CONST(F_GETFL);
 	CONST(F_SETFL);
 	CONST(POLLIN);
+	CONST(EFD_NONBLOCK);
+	CONST(EFD_CLOEXEC);
 	CONST(IBV_QPT_RC);
 	CONST(IBV_QPT_UC);
 	CONST(IBV_QPT_UD);

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.rdmaverbs.verbs.provider.CompChannelHandle;
@@ -19,13 +20,18 @@ import org.jspecify.annotations.Nullable;
  * completion events of its CQs arrive. {@code ibv_destroy_comp_channel} fails with {@code EBUSY}
  * while any CQ is still associated with it.
  *
- * <p>Waiting is done in short slices, so a thread blocked in {@link #awaitEvent(Duration)} notices a
- * close within {@value #WAIT_SLICE_MILLIS} ms and leaves with {@link ResourceClosedException}: closing
- * the channel (or shutting down the application) stops its waiters first.
+ * <p>A close wakes the threads blocked in {@link #awaitEvent(Duration)}, which leave at once with
+ * {@link ResourceClosedException}: closing the channel (or shutting down the application) stops its
+ * waiters first, without waiting for their timeouts. {@link #wakeWaiters()} makes them return empty
+ * without a close. Waits are also cut into slices of {@value #WAIT_SLICE_MILLIS} ms, a fallback for a
+ * waiter a wake missed.
  */
 public final class CompletionChannel extends VerbsResource {
 
-    /** The longest a waiter stays in native code before it looks at the channel's state again. */
+    /**
+     * The longest a waiter stays in native code before it looks at the channel's state again, when no
+     * wake reached it.
+     */
     static final long WAIT_SLICE_MILLIS = 100;
 
     final CompChannelHandle handle;
@@ -37,6 +43,8 @@ public final class CompletionChannel extends VerbsResource {
      * forever for that event's ack).
      */
     final ReentrantLock eventLock = new ReentrantLock();
+    /** Bumped by {@link #wakeWaiters()}: a waiter that saw it change returns empty. */
+    private final AtomicLong wakes = new AtomicLong();
 
     CompletionChannel(DeviceContext context, CompChannelHandle handle, @Nullable String name) {
         super(context.verbs, ResourceKind.COMPLETION_CHANNEL, List.of(context), name);
@@ -60,11 +68,14 @@ public final class CompletionChannel extends VerbsResource {
      * has one more unacknowledged event: acknowledge it with {@link CompletionQueue#acknowledgeEvents(int)}
      * (its destroy blocks forever otherwise), then re-arm it and poll it.
      *
-     * @return the CQ the event is for, or empty on timeout
-     * @throws ResourceClosedException once the channel is being closed
+     * @return the CQ the event is for, or empty on timeout or when {@link #wakeWaiters()} was called
+     *         during the wait
+     * @throws ResourceClosedException once the channel is being closed (a close wakes the waiters, so
+     *         this comes promptly)
      */
     public Optional<CompletionQueue> awaitEvent(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        long woken = wakes.get();
         do {
             long remainingMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
             long slice = Math.min(remainingMillis, WAIT_SLICE_MILLIS);
@@ -74,6 +85,9 @@ public final class CompletionChannel extends VerbsResource {
                     continue;
                 }
                 try {
+                    if (wakes.get() != woken) {
+                        return Optional.empty();
+                    }
                     CqHandle cqHandle = provider.getCqEvent(handle, slice);
                     if (cqHandle != null) {
                         if (!(verbs.resourceOf(cqHandle) instanceof CompletionQueue cq)) {
@@ -82,6 +96,9 @@ public final class CompletionChannel extends VerbsResource {
                         }
                         cq.eventDelivered();
                         return Optional.of(cq);
+                    }
+                    if (wakes.get() != woken) {
+                        return Optional.empty();
                     }
                 } finally {
                     eventLock.unlock();
@@ -96,6 +113,40 @@ public final class CompletionChannel extends VerbsResource {
             }
         } while (System.nanoTime() < deadline);
         return Optional.empty();
+    }
+
+    /**
+     * Makes the threads waiting in {@link #awaitEvent(Duration)} now return empty promptly, instead of
+     * at their timeout (one that gets an event meanwhile returns it). Safe from any thread; does
+     * nothing once the channel is closing, since the close wakes them itself.
+     */
+    public void wakeWaiters() {
+        wakes.incrementAndGet();
+        wakeProvider();
+    }
+
+    /** Wakes the provider's waiters, only while the native channel is alive; never throws. */
+    private void wakeProvider() {
+        if (!tryEnter()) {
+            return;
+        }
+        try {
+            provider.wakeCqEventWaiters(handle);
+        } catch (RuntimeException e) {
+            // Best effort: a waiter the wake did not reach looks again within a slice.
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    void closing() {
+        // Shut out of enter() now, but not yet released: the waiters leave with ResourceClosedException.
+        try {
+            provider.wakeCqEventWaiters(handle);
+        } catch (RuntimeException e) {
+            // Best effort: a waiter the wake did not reach looks again within a slice.
+        }
     }
 
     /** The number of threads waiting in {@link #awaitEvent(Duration)} now. */

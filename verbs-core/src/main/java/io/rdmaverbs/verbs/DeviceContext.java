@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
@@ -30,6 +31,8 @@ public final class DeviceContext extends VerbsResource {
     private final VerbsProvider provider;
     private final DeviceInfo device;
     private final DeviceAttributes attributes;
+    /** Bumped by {@link #wakeAsyncEventWaiters()}: a waiter that saw it change returns empty. */
+    private final AtomicLong asyncWakes = new AtomicLong();
 
     DeviceContext(Verbs verbs, DeviceInfo device, ContextHandle handle, DeviceAttributes attributes,
             @Nullable String name) {
@@ -204,11 +207,13 @@ public final class DeviceContext extends VerbsResource {
 
     /**
      * Waits up to {@code timeout} for an async event ({@code ibv_get_async_event}, acknowledged at once).
-     * Returns empty on timeout, and throws {@link ResourceClosedException} once the context is closing,
-     * so a reader thread stops at shutdown.
+     * Returns empty on timeout, or as soon as {@link #wakeAsyncEventWaiters()} is called, and throws
+     * {@link ResourceClosedException} once the context is closing (a close wakes the waiters, so at
+     * once), so a reader thread stops at shutdown without waiting for its timeout.
      */
     public Optional<AsyncEvent> awaitAsyncEvent(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        long woken = asyncWakes.get();
         do {
             long remainingMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
             AsyncEventRecord record;
@@ -227,8 +232,40 @@ public final class DeviceContext extends VerbsResource {
                 verbs.fireAsyncEvent(event);
                 return Optional.of(event);
             }
+            if (asyncWakes.get() != woken) {
+                return Optional.empty();
+            }
         } while (System.nanoTime() < deadline);
         return Optional.empty();
+    }
+
+    /**
+     * Makes the threads waiting in {@link #awaitAsyncEvent(Duration)} now return empty promptly, instead
+     * of at their timeout (one that gets an event meanwhile returns it): how a reader thread is stopped.
+     * Safe from any thread; does nothing once the context is closing, since the close wakes them itself.
+     */
+    public void wakeAsyncEventWaiters() {
+        asyncWakes.incrementAndGet();
+        if (!tryEnter()) {
+            return;
+        }
+        try {
+            provider.wakeAsyncEventWaiters(handle);
+        } catch (RuntimeException e) {
+            // Best effort: a waiter the wake did not reach looks again within a slice.
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    void closing() {
+        // Shut out of enter() now, but not yet released: the waiters leave with ResourceClosedException.
+        try {
+            provider.wakeAsyncEventWaiters(handle);
+        } catch (RuntimeException e) {
+            // Best effort: a waiter the wake did not reach looks again within a slice.
+        }
     }
 
     void requireSameContext(VerbsResource other, String what) {

@@ -298,6 +298,19 @@ public abstract sealed class VerbsResource implements AutoCloseable
         STATE.getAndAdd(this, -1);
     }
 
+    /** {@link #enter()}, but false instead of an exception once a close has begun. */
+    final boolean tryEnter() {
+        for (;;) {
+            int s = state;
+            if ((s & (CLOSING | CLOSED)) != 0 || (s & IN_FLIGHT) == IN_FLIGHT) {
+                return false;
+            }
+            if (STATE.weakCompareAndSet(this, s, s + 1)) {
+                return true;
+            }
+        }
+    }
+
     /** The number of operations in flight now (blocked channel waiters among them). */
     final int inFlight() {
         return state & IN_FLIGHT;
@@ -409,6 +422,14 @@ public abstract sealed class VerbsResource implements AutoCloseable
     /** Calls the release verb through the provider. */
     abstract void release();
 
+    /**
+     * Called once a close has shut out new operations and before it waits for those in flight: a
+     * resource whose operations block (a channel's or context's event waits) wakes them here, so the
+     * close does not wait for their timeout. The native object is still alive (the release comes after).
+     */
+    void closing() {
+    }
+
     private void beginClosing() {
         for (;;) {
             int s = state;
@@ -416,6 +437,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
                 break;
             }
         }
+        closing();
         long deadline = System.nanoTime() + DRAIN_TIMEOUT_NANOS;
         int spins = 0;
         while ((state & IN_FLIGHT) != 0) {

@@ -24,7 +24,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Every method either succeeds or throws {@link VerbsException} naming the verb and the errno.
  * Every method rejects, with {@link IllegalArgumentException} and before any native call, a handle
- * this provider did not create, and, with {@link IllegalStateException}, one it already destroyed.
+ * this provider did not create, and, with {@link IllegalStateException}, one it already destroyed;
+ * except the wakes ({@link #wakeAsyncEventWaiters}, {@link #wakeCqEventWaiters}), which may race with a
+ * destroy and do nothing on a destroyed handle.
  */
 public interface VerbsProvider {
 
@@ -118,6 +120,18 @@ public interface VerbsProvider {
      */
     @Nullable CqHandle getCqEvent(CompChannelHandle channel, long timeoutMillis);
 
+    /**
+     * Wakes the threads waiting in {@link #getCqEvent} on the channel: each returns {@code null}
+     * promptly, as on a timeout (an event already there may be returned instead). Like an
+     * {@code eventfd(2)}, a wake that finds no waiter is kept and ends the next wait, and only that
+     * one (however many wakes came). Safe from any thread, and never blocks. Not a verb: nothing of
+     * libibverbs is touched.
+     *
+     * <p>A no-op on a destroyed channel (so it may race with {@link #destroyCompChannel}); a handle
+     * this provider did not create is still rejected with {@link IllegalArgumentException}.
+     */
+    void wakeCqEventWaiters(CompChannelHandle channel);
+
     /** {@code ibv_ack_cq_events}. */
     void ackCqEvents(CqHandle cq, int count);
 
@@ -193,4 +207,16 @@ public interface VerbsProvider {
      * @return the event, or {@code null} on timeout
      */
     @Nullable AsyncEventRecord getAsyncEvent(ContextHandle context, long timeoutMillis);
+
+    /**
+     * Wakes the threads waiting in {@link #getAsyncEvent} on the context: each returns {@code null}
+     * promptly, as on a timeout (an event already there may be returned instead). Like an
+     * {@code eventfd(2)}, a wake that finds no waiter is kept and ends the next wait, and only that
+     * one (however many wakes came). Safe from any thread, and never blocks. Not a verb: nothing of
+     * libibverbs is touched.
+     *
+     * <p>A no-op on a closed context (so it may race with {@link #closeDevice}); a handle this
+     * provider did not create is still rejected with {@link IllegalArgumentException}.
+     */
+    void wakeAsyncEventWaiters(ContextHandle context);
 }

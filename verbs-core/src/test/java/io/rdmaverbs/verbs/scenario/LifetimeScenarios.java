@@ -2,13 +2,16 @@ package io.rdmaverbs.verbs.scenario;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.rdmaverbs.verbs.AsyncEvent;
 import io.rdmaverbs.verbs.ClosePlan;
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CloseRefusedException;
@@ -56,7 +59,13 @@ final class LifetimeScenarios {
                 new Scenario("closing while other threads poll and post never reaches native code with a stale handle",
                         LifetimeScenarios::closeRacingUse),
                 new Scenario("a channel waiter is stopped when its channel closes",
-                        LifetimeScenarios::channelWaiterStopsOnClose));
+                        LifetimeScenarios::channelWaiterStopsOnClose),
+                new Scenario("a woken channel waiter returns empty long before its timeout",
+                        LifetimeScenarios::wokenChannelWaiterReturnsEmpty),
+                new Scenario("a woken async-event waiter returns empty long before its timeout",
+                        LifetimeScenarios::wokenAsyncEventWaiterReturnsEmpty),
+                new Scenario("a context's async-event waiter is stopped when the context closes",
+                        LifetimeScenarios::asyncEventWaiterStopsOnClose));
     }
 
     static void strictCloseTouchesNothing(ScenarioRun run) throws Exception {
@@ -301,6 +310,103 @@ final class LifetimeScenarios {
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    static void wokenChannelWaiterReturnsEmpty(ScenarioRun run) throws Exception {
+        Steps steps = run.steps();
+        DeviceContext ctx = run.open();
+        CompletionChannel channel = ctx.createCompletionChannel("channel");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Optional<CompletionQueue>> waiter = pool.submit(() -> channel.awaitEvent(Duration.ofSeconds(30)));
+            awaitWaiter(channel);
+            long t0 = System.nanoTime();
+            Optional<CompletionQueue> got = steps.make("wake the channel's waiters",
+                    () -> wakeUntilDone(channel::wakeWaiters, waiter));
+            assertThat(got).isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+            assertThat(channel.isOpen()).isTrue();
+            steps.ok("ibv_destroy_comp_channel", channel::close);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    static void wokenAsyncEventWaiterReturnsEmpty(ScenarioRun run) throws Exception {
+        Steps steps = run.steps();
+        DeviceContext ctx = run.open();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            CountDownLatch waiting = new CountDownLatch(1);
+            Future<Optional<AsyncEvent>> waiter = pool.submit(() -> {
+                waiting.countDown();
+                return ctx.awaitAsyncEvent(Duration.ofSeconds(30));
+            });
+            assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+            long t0 = System.nanoTime();
+            Optional<AsyncEvent> got = steps.make("wake the context's async-event waiters",
+                    () -> wakeUntilDone(ctx::wakeAsyncEventWaiters, waiter));
+            assertThat(got).isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+            assertThat(ctx.isOpen()).isTrue();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    static void asyncEventWaiterStopsOnClose(ScenarioRun run) throws Exception {
+        Steps steps = run.steps();
+        DeviceContext ctx = run.open();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            CountDownLatch waiting = new CountDownLatch(1);
+            Future<Throwable> waiter = pool.submit(() -> {
+                waiting.countDown();
+                try {
+                    ctx.awaitAsyncEvent(Duration.ofSeconds(30));
+                    return null;
+                } catch (ResourceClosedException e) {
+                    return e;
+                }
+            });
+            assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+            Thread.sleep(200);
+            long t0 = System.nanoTime();
+            steps.ok("ibv_close_device with an async-event waiter", ctx::close);
+            Throwable thrown = waiter.get(10, TimeUnit.SECONDS);
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+            // A waiter that had not entered its wait yet finds the context closed; one that had is woken.
+            assertThat(thrown).isInstanceOf(ResourceClosedException.class);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void awaitWaiter(CompletionChannel channel) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (channel.waiters() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(channel.waiters()).isEqualTo(1);
+    }
+
+    /**
+     * Wakes until the waiter returns, for at most 5 s: a wake that came before the waiter began its
+     * wait is not for it, so one wake could race with a slow start. Without working wakes the waiter
+     * stays in its 30 s wait and this fails.
+     */
+    private static <T> T wakeUntilDone(Runnable wake, Future<T> waiter) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            wake.run();
+            try {
+                return waiter.get(50, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the waiter did not return within 5 s of being woken", e);
+                }
+            }
         }
     }
 }

@@ -42,10 +42,10 @@ final class AsyncEventVerbs {
         MemorySegment state = CallState.current();
         long deadline = EventDescriptors.deadline(timeoutMillis);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment pollFd = arena.allocate(PollFd.LAYOUT);
+            MemorySegment pollFds = EventDescriptors.pollFds(arena);
             MemorySegment event = arena.allocate(IbvAsyncEvent.LAYOUT);
             while (true) {
-                if (!EventDescriptors.awaitReadable(c, c.asyncFd(), pollFd, deadline, state)) {
+                if (!EventDescriptors.awaitReadable(c, c.asyncFd(), c.wake(), pollFds, deadline, state)) {
                     return null;
                 }
                 if (Libibverbs.ibv_get_async_event(state, c.pointer(), event) != 0) {

@@ -46,12 +46,20 @@ final class CompletionVerbs {
             throw failure("ibv_create_comp_channel", c, errnoOfNull(state),
                     "could not create a completion channel on " + c.deviceName());
         }
+        WakeDescriptor wake;
+        try {
+            wake = WakeDescriptor.open(state, c.deviceName() + "'s completion channel");
+        } catch (VerbsException e) {
+            Libibverbs.ibv_destroy_comp_channel(state, channel);
+            throw e;
+        }
         int fd = channel.reinterpret(IbvCompChannel.LAYOUT.byteSize()).get(C_INT, IbvCompChannel.FD);
-        NativeCompChannel handle = new NativeCompChannel(provider, channel, c, fd);
+        NativeCompChannel handle = new NativeCompChannel(provider, channel, c, fd, wake);
         // getCqEvent polls the descriptor with a timeout, then reads; the read must never block.
         int errno = EventDescriptors.makeNonBlocking(fd, state);
         if (errno != 0) {
             Libibverbs.ibv_destroy_comp_channel(state, channel);
+            wake.close();
             throw new VerbsException("fcntl", handle.describe(), Errno.of(errno),
                     "could not make the completion channel's descriptor " + fd + " non-blocking");
         }
@@ -64,6 +72,14 @@ final class CompletionVerbs {
         released("ibv_destroy_comp_channel", ch, Libibverbs.ibv_destroy_comp_channel(state, ch.pointer()), state,
                 "a CQ still reports to it: destroy the CQs first",
                 "could not destroy the completion channel");
+        // Only now: a failed destroy leaves the channel usable, and its waiters wakeable.
+        ch.wake().close();
+    }
+
+    void wakeCqEventWaiters(CompChannelHandle channel) {
+        NativeCompChannel ch = provider.identify(channel, NativeCompChannel.class);
+        // No liveness check: the wake touches only the descriptor, which is a no-op once closed.
+        ch.wake().wake();
     }
 
     CqHandle createCq(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector) {
@@ -101,11 +117,11 @@ final class CompletionVerbs {
         MemorySegment state = CallState.current();
         long deadline = EventDescriptors.deadline(timeoutMillis);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment pollFd = arena.allocate(PollFd.LAYOUT);
+            MemorySegment pollFds = EventDescriptors.pollFds(arena);
             MemorySegment cqOut = arena.allocate(ADDRESS);
             MemorySegment cqContextOut = arena.allocate(ADDRESS);
             while (true) {
-                if (!EventDescriptors.awaitReadable(ch, ch.fd(), pollFd, deadline, state)) {
+                if (!EventDescriptors.awaitReadable(ch, ch.fd(), ch.wake(), pollFds, deadline, state)) {
                     return null;
                 }
                 if (Libibverbs.ibv_get_cq_event(state, ch.pointer(), cqOut, cqContextOut) == 0) {

@@ -91,13 +91,21 @@ final class DeviceVerbs {
             throw new VerbsException("ibv_open_device", info.name(), Errno.of(errno),
                     "could not open " + info.name() + permissionHint(errno));
         }
+        WakeDescriptor wake;
+        try {
+            wake = WakeDescriptor.open(state, info.name());
+        } catch (VerbsException e) {
+            Libibverbs.ibv_close_device(state, context);
+            throw e;
+        }
         MemorySegment fields = context.reinterpret(IbvContext.LAYOUT.byteSize());
         NativeContext handle = new NativeContext(provider, context, info,
-                fields.get(C_INT, IbvContext.NUM_COMP_VECTORS), fields.get(C_INT, IbvContext.ASYNC_FD));
+                fields.get(C_INT, IbvContext.NUM_COMP_VECTORS), fields.get(C_INT, IbvContext.ASYNC_FD), wake);
         // getAsyncEvent polls async_fd with a timeout, then reads; the read must never block.
         int errno = EventDescriptors.makeNonBlocking(handle.asyncFd(), state);
         if (errno != 0) {
             Libibverbs.ibv_close_device(state, context);
+            wake.close();
             throw new VerbsException("fcntl", handle.describe(), Errno.of(errno),
                     "could not make the async event descriptor of " + info.name() + " non-blocking");
         }
@@ -110,10 +118,18 @@ final class DeviceVerbs {
         released("ibv_close_device", c, Libibverbs.ibv_close_device(state, c.pointer()), state,
                 "could not close " + c.deviceName(),
                 "could not close " + c.deviceName());
+        // Only now: a failed close leaves the context usable, and its waiters wakeable.
+        c.wake().close();
         // Whatever the graph left behind is gone with the context; its addresses may be reused.
         cqs.values().removeIf(cq -> cq.context() == c);
         qps.values().removeIf(qp -> qp.context() == c);
         srqs.values().removeIf(srq -> srq.context() == c);
+    }
+
+    void wakeAsyncEventWaiters(ContextHandle context) {
+        NativeContext c = provider.identify(context, NativeContext.class);
+        // No liveness check: the wake touches only the descriptor, which is a no-op once closed.
+        c.wake().wake();
     }
 
     DeviceAttributes queryDevice(ContextHandle context) {

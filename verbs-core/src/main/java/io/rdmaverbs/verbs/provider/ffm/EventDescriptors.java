@@ -3,6 +3,7 @@ package io.rdmaverbs.verbs.provider.ffm;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 
@@ -13,7 +14,8 @@ import io.rdmaverbs.verbs.VerbsException;
  * The two event descriptors libibverbs hands out, a completion channel's {@code fd} and a context's
  * {@code async_fd}. {@code ibv_get_cq_event} and {@code ibv_get_async_event} are plain
  * {@code read(2)}s on them, which would block without a timeout; so the descriptors are made
- * non-blocking once, and waited on with {@code poll(2)} up to a deadline.
+ * non-blocking once, and waited on with {@code poll(2)} up to a deadline, together with the owner's
+ * {@link WakeDescriptor}, which ends the wait early when another thread wakes it.
  */
 final class EventDescriptors {
 
@@ -46,25 +48,42 @@ final class EventDescriptors {
         return end < now ? FOREVER : end;
     }
 
+    /** Room for the two {@code struct pollfd} {@link #awaitReadable} polls. */
+    static MemorySegment pollFds(Arena arena) {
+        return arena.allocate(PollFd.LAYOUT, 2);
+    }
+
     /**
-     * {@code poll(2)} until {@code fd} is readable or the deadline passes. An interrupted thread stops
-     * waiting within a slice, with its interrupt status left set, as if the wait had timed out.
+     * {@code poll(2)} until {@code fd} is readable, the owner is woken or the deadline passes. An
+     * interrupted thread stops waiting within a slice, with its interrupt status left set, as if the
+     * wait had timed out. An event wins over a wake that came with it: the wake then stays pending and
+     * ends the next wait instead.
      *
-     * @param pollFd a {@code struct pollfd} to use
-     * @return whether the descriptor is readable
+     * @param wake the owner's wake descriptor, polled beside {@code fd}; drained when it woke the wait
+     * @param pollFds two {@code struct pollfd}, from {@link #pollFds}
+     * @return whether {@code fd} is readable; false on timeout, interrupt and wake alike
      */
-    static boolean awaitReadable(NativeHandle owner, int fd, MemorySegment pollFd, long deadline,
-            MemorySegment state) {
+    static boolean awaitReadable(NativeHandle owner, int fd, WakeDescriptor wake, MemorySegment pollFds,
+            long deadline, MemorySegment state) {
+        long size = PollFd.LAYOUT.byteSize();
         while (!Thread.currentThread().isInterrupted()) {
             long remaining = deadline == FOREVER ? SLICE_MILLIS
                     : TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime() + 999_999);
             int timeout = (int) Math.max(0, Math.min(remaining, SLICE_MILLIS));
-            pollFd.set(C_INT, PollFd.FD, fd);
-            pollFd.set(U16, PollFd.EVENTS, PollFd.POLLIN);
-            pollFd.set(U16, PollFd.REVENTS, (short) 0);
-            int ready = Libc.poll(state, pollFd, 1, timeout);
+            pollFds.set(C_INT, PollFd.FD, fd);
+            pollFds.set(U16, PollFd.EVENTS, PollFd.POLLIN);
+            pollFds.set(U16, PollFd.REVENTS, (short) 0);
+            pollFds.set(C_INT, size + PollFd.FD, wake.fd());
+            pollFds.set(U16, size + PollFd.EVENTS, PollFd.POLLIN);
+            pollFds.set(U16, size + PollFd.REVENTS, (short) 0);
+            int ready = Libc.poll(state, pollFds, 2, timeout);
             if (ready > 0) {
-                return true;
+                if (pollFds.get(U16, PollFd.REVENTS) != 0) {
+                    return true;
+                }
+                // Only the wake descriptor is ready (POLLIN; POLLNVAL if a destroy closed it under us).
+                wake.drain(state);
+                return false;
             }
             if (ready < 0) {
                 int errno = CallState.errno(state);

@@ -13,7 +13,8 @@ import java.lang.invoke.MethodHandle;
 /**
  * The libc functions the verbs need around them: {@code open}/{@code close} for the file that names
  * a shared XRC domain, {@code fcntl} to make event descriptors non-blocking, {@code poll} to wait
- * on them with a timeout. Found in the JVM's default lookup, which already has libc loaded.
+ * on them with a timeout, and {@code eventfd}/{@code read}/{@code write} for the wake descriptor that
+ * ends such a wait early. Found in the JVM's default lookup, which already has libc loaded.
  */
 final class Libc {
 
@@ -26,6 +27,9 @@ final class Libc {
     static final int F_SETFL = 4;
     static final int EINTR = 4;
     static final int EAGAIN = 11;
+    /* <sys/eventfd.h>: EFD_NONBLOCK = O_NONBLOCK, EFD_CLOEXEC = O_CLOEXEC (asm-generic on both). */
+    static final int EFD_NONBLOCK = 04000;
+    static final int EFD_CLOEXEC = 02000000;
 
     private Libc() {
     }
@@ -87,6 +91,48 @@ final class Libc {
     static int poll(MemorySegment state, MemorySegment fds, long count, int timeoutMillis) {
         try {
             return (int) poll.HANDLE.invokeExact(state, fds, count, timeoutMillis);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    /** {@code int eventfd(unsigned int initval, int flags)}. */
+    private static final class eventfd {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT);
+        static final MethodHandle HANDLE = symbol("eventfd", DESC, ERRNO);
+    }
+
+    static int eventfd(MemorySegment state, int initialValue, int flags) {
+        try {
+            return (int) eventfd.HANDLE.invokeExact(state, initialValue, flags);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    /** {@code ssize_t read(int fd, void *buf, size_t count)}; only ever on non-blocking descriptors. */
+    private static final class read {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG);
+        static final MethodHandle HANDLE = symbol("read", DESC, ERRNO);
+    }
+
+    static long read(MemorySegment state, int fd, MemorySegment buffer, long count) {
+        try {
+            return (long) read.HANDLE.invokeExact(state, fd, buffer, count);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    /** {@code ssize_t write(int fd, const void *buf, size_t count)}; only ever on non-blocking descriptors. */
+    private static final class write {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG);
+        static final MethodHandle HANDLE = symbol("write", DESC, ERRNO);
+    }
+
+    static long write(MemorySegment state, int fd, MemorySegment buffer, long count) {
+        try {
+            return (long) write.HANDLE.invokeExact(state, fd, buffer, count);
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
         }

@@ -126,6 +126,8 @@ final class NativeAbi {
         c.put("F_GETFL", (long) Libc.F_GETFL);
         c.put("F_SETFL", (long) Libc.F_SETFL);
         c.put("POLLIN", (long) PollFd.POLLIN);
+        c.put("EFD_NONBLOCK", (long) Libc.EFD_NONBLOCK);
+        c.put("EFD_CLOEXEC", (long) Libc.EFD_CLOEXEC);
         // Values of the model that go to or come from libibverbs unchanged.
         for (QpType t : QpType.values()) {
             c.put("IBV_QPT_" + t.name(), (long) t.value());

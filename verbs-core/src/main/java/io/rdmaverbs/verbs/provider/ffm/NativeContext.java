@@ -5,19 +5,24 @@ import java.lang.foreign.MemorySegment;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 
-/** An open device: {@code struct ibv_context}, its async event descriptor made non-blocking at open. */
+/**
+ * An open device: {@code struct ibv_context}, its async event descriptor made non-blocking at open,
+ * and the wake descriptor that ends a wait on it early (closed once {@code ibv_close_device} succeeded).
+ */
 final class NativeContext extends NativeHandle implements ContextHandle {
 
     private final DeviceInfo device;
     private final int numCompVectors;
     private final int asyncFd;
+    private final WakeDescriptor wake;
 
     NativeContext(NativeVerbsProvider provider, MemorySegment pointer, DeviceInfo device, int numCompVectors,
-            int asyncFd) {
+            int asyncFd, WakeDescriptor wake) {
         super(provider, "ibv_context", pointer);
         this.device = device;
         this.numCompVectors = numCompVectors;
         this.asyncFd = asyncFd;
+        this.wake = wake;
     }
 
     @Override
@@ -32,6 +37,10 @@ final class NativeContext extends NativeHandle implements ContextHandle {
 
     int asyncFd() {
         return asyncFd;
+    }
+
+    WakeDescriptor wake() {
+        return wake;
     }
 
     String deviceName() {

@@ -228,6 +228,11 @@ public final class NativeVerbsProvider implements VerbsProvider {
     }
 
     @Override
+    public void wakeAsyncEventWaiters(ContextHandle context) {
+        deviceVerbs.wakeAsyncEventWaiters(context);
+    }
+
+    @Override
     public DeviceAttributes queryDevice(ContextHandle context) {
         return deviceVerbs.queryDevice(context);
     }
@@ -284,6 +289,11 @@ public final class NativeVerbsProvider implements VerbsProvider {
     @Override
     public void destroyCompChannel(CompChannelHandle channel) {
         completionVerbs.destroyCompChannel(channel);
+    }
+
+    @Override
+    public void wakeCqEventWaiters(CompChannelHandle channel) {
+        completionVerbs.wakeCqEventWaiters(channel);
     }
 
     @Override
@@ -485,12 +495,18 @@ public final class NativeVerbsProvider implements VerbsProvider {
      * since a foreign or freed pointer would crash the JVM rather than fail.
      */
     <H extends NativeHandle> H live(Handle handle, Class<H> kind) {
+        H h = identify(handle, kind);
+        if (h.isDestroyed()) {
+            throw new IllegalStateException(h.describe() + " was already destroyed");
+        }
+        return h;
+    }
+
+    /** {@code handle} as this provider's handle of the given kind, destroyed or not. */
+    <H extends NativeHandle> H identify(Handle handle, Class<H> kind) {
         if (!(handle instanceof NativeHandle h) || !h.createdBy(this) || !kind.isInstance(handle)) {
             throw new IllegalArgumentException("handle " + handle.describe() + " was not created by the native "
                     + "provider");
-        }
-        if (h.isDestroyed()) {
-            throw new IllegalStateException(h.describe() + " was already destroyed");
         }
         return kind.cast(h);
     }

@@ -33,6 +33,9 @@ final class SimAsyncEvents {
     @Nullable AsyncEventRecord getAsyncEvent(ContextHandle context, long timeoutMillis) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         AsyncEventRecord event = ctx.asyncEvents.poll();
+        if (event == SimContext.WAKE) {
+            return woken(ctx);
+        }
         if (event != null) {
             return event;
         }
@@ -48,7 +51,24 @@ final class SimAsyncEvents {
             throw new VerbsException("ibv_get_async_event", ctx.describe(), Errno.EINTR,
                     "interrupted while waiting for an async event");
         }
-        return event;
+        return event == SimContext.WAKE ? woken(ctx) : event;
+    }
+
+    /**
+     * A waiter took the wake: it is seen, and the next wake queues a new one. Events queued after the
+     * wake stay for the next call (queue order: unlike the native provider, where an event that is
+     * already there when a waiter looks wins over a pending wake).
+     */
+    private static @Nullable AsyncEventRecord woken(SimContext ctx) {
+        ctx.wakePending.set(false);
+        return null;
+    }
+
+    void wakeAsyncEventWaiters(ContextHandle context) {
+        SimContext ctx = uverbs.identify(context, SimContext.class);
+        if (!ctx.isDestroyed() && ctx.wakePending.compareAndSet(false, true)) {
+            ctx.asyncEvents.add(SimContext.WAKE);
+        }
     }
 
     // ---- simulation hooks -------------------------------------------------------------------------

@@ -6,8 +6,8 @@ import java.util.concurrent.locks.Condition;
 import io.rdmaverbs.verbs.provider.CompChannelHandle;
 
 /**
- * A completion channel: the queue of CQ events the kernel's event file holds, and libibverbs'
- * {@code channel->refcnt} (CQs created on it). Guarded by the device lock.
+ * A completion channel: the queue of CQ events the kernel's event file holds, libibverbs'
+ * {@code channel->refcnt} (CQs created on it), and a pending wake. Guarded by the device lock.
  */
 final class SimCompChannel extends SimHandle implements CompChannelHandle {
 
@@ -16,6 +16,8 @@ final class SimCompChannel extends SimHandle implements CompChannelHandle {
     final ArrayDeque<SimCq> events = new ArrayDeque<>();
     final Condition eventArrived;
     int refcnt;
+    /** A wake not yet seen by a waiter, like the counter of the native wake eventfd. */
+    boolean wakePending;
 
     SimCompChannel(SimContext context, long id, int fd) {
         super(context.provider, context.device, ResourceKind.COMP_CHANNEL, id);

@@ -184,6 +184,10 @@ final class SimCompletionVerbs {
                     cq.eventsDelivered++;
                     return cq;
                 }
+                if (ch.wakePending) {
+                    ch.wakePending = false;
+                    return null;
+                }
                 if (d.fatal) {
                     throw new VerbsException("ibv_get_cq_event", ch.describe(), Errno.EIO, "device " + d.name()
                             + " had a fatal error; no more completion events will come");
@@ -206,6 +210,18 @@ final class SimCompletionVerbs {
         } finally {
             d.lock.unlock();
         }
+    }
+
+    void wakeCqEventWaiters(CompChannelHandle channel) {
+        SimCompChannel ch = uverbs.identify(channel, SimCompChannel.class);
+        SimDevice d = ch.device;
+        locked(d, () -> {
+            if (ch.isDestroyed() || ch.context().isDestroyed()) {
+                return;
+            }
+            ch.wakePending = true;
+            ch.eventArrived.signalAll();
+        });
     }
 
     void ackCqEvents(CqHandle cq, int count) {

@@ -4,7 +4,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.rdmaverbs.verbs.attr.AsyncEventType;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.provider.AsyncEventRecord;
 import io.rdmaverbs.verbs.provider.ContextHandle;
@@ -12,9 +14,17 @@ import io.rdmaverbs.verbs.provider.ContextHandle;
 /** An open device context: the objects created through it and its async event queue. */
 final class SimContext extends SimHandle implements ContextHandle {
 
+    /**
+     * Put in {@link #asyncEvents} (at most once at a time, see {@link #wakePending}) by a wake: the
+     * waiter that takes it returns no event. Compared by identity; never handed out.
+     */
+    static final AsyncEventRecord WAKE = new AsyncEventRecord(AsyncEventType.DEVICE_FATAL, null, 0);
+
     /** Live objects created in this context; guarded by the device lock. */
     private final Set<SimHandle> children = new LinkedHashSet<>();
     final LinkedBlockingQueue<AsyncEventRecord> asyncEvents = new LinkedBlockingQueue<>();
+    /** Whether {@link #WAKE} is in {@link #asyncEvents}: wakes that no waiter saw yet count once, like an eventfd. */
+    final AtomicBoolean wakePending = new AtomicBoolean();
 
     SimContext(SimulatedProvider provider, SimDevice device, long id) {
         super(provider, device, ResourceKind.CONTEXT, id);

@@ -238,6 +238,11 @@ public final class SimulatedProvider implements VerbsProvider {
         return completionVerbs.getCqEvent(channel, timeoutMillis);
     }
 
+    @Override
+    public void wakeCqEventWaiters(CompChannelHandle channel) {
+        completionVerbs.wakeCqEventWaiters(channel);
+    }
+
     /** Acknowledging more events than {@link #getCqEvent} returned and were not yet acknowledged is a caller bug. */
     @Override
     public void ackCqEvents(CqHandle cq, int count) {
@@ -380,6 +385,11 @@ public final class SimulatedProvider implements VerbsProvider {
     @Override
     public @Nullable AsyncEventRecord getAsyncEvent(ContextHandle context, long timeoutMillis) {
         return asyncEvents.getAsyncEvent(context, timeoutMillis);
+    }
+
+    @Override
+    public void wakeAsyncEventWaiters(ContextHandle context) {
+        asyncEvents.wakeAsyncEventWaiters(context);
     }
 
     // ---- simulation hooks -------------------------------------------------------------------------

@@ -2,6 +2,7 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,6 +14,8 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.rdmaverbs.verbs.Errno;
 import io.rdmaverbs.verbs.VerbsException;
@@ -57,7 +60,7 @@ class EventWaitTest {
     @Test
     void waitingForACompletionEventReturnsNullWhenNoneArrivesInTime() {
         NativeCompChannel channel = new NativeCompChannel(provider, MemorySegment.ofAddress(0xcc00), context(-1),
-                readEnd);
+                readEnd, WakeDescriptor.NONE);
 
         long start = System.nanoTime();
         assertThat(provider.getCqEvent(channel, 300)).isNull();
@@ -77,7 +80,7 @@ class EventWaitTest {
     @Test
     void anInterruptedThreadStopsWaitingAndKeepsItsInterruptStatus() {
         NativeCompChannel channel = new NativeCompChannel(provider, MemorySegment.ofAddress(0xcc00), context(-1),
-                readEnd);
+                readEnd, WakeDescriptor.NONE);
         Thread.currentThread().interrupt();
 
         long start = System.nanoTime();
@@ -122,8 +125,111 @@ class EventWaitTest {
         assertThat(Files.exists(file)).isFalse();
     }
 
+    @Test
+    void aWakeEndsAWaitForACompletionEventAtOnce() throws Exception {
+        WakeDescriptor wake = WakeDescriptor.open(CallState.current(), "test");
+        try {
+            NativeCompChannel channel = new NativeCompChannel(provider, MemorySegment.ofAddress(0xcc00), context(-1),
+                    readEnd, wake);
+            CompletableFuture<Duration> waiter = CompletableFuture.supplyAsync(() -> {
+                long start = System.nanoTime();
+                assertThat(provider.getCqEvent(channel, 30_000)).isNull();
+                return Duration.ofNanos(System.nanoTime() - start);
+            });
+            Thread.sleep(100);
+
+            provider.wakeCqEventWaiters(channel);
+
+            assertThat(waiter.get(10, TimeUnit.SECONDS)).isLessThan(Duration.ofSeconds(5));
+        } finally {
+            wake.close();
+        }
+    }
+
+    @Test
+    void aWakeEndsAWaitForAnAsyncEventAtOnce() throws Exception {
+        WakeDescriptor wake = WakeDescriptor.open(CallState.current(), "test");
+        try {
+            NativeContext context = context(readEnd, wake);
+            CompletableFuture<Duration> waiter = CompletableFuture.supplyAsync(() -> {
+                long start = System.nanoTime();
+                assertThat(provider.getAsyncEvent(context, 30_000)).isNull();
+                return Duration.ofNanos(System.nanoTime() - start);
+            });
+            Thread.sleep(100);
+
+            provider.wakeAsyncEventWaiters(context);
+
+            assertThat(waiter.get(10, TimeUnit.SECONDS)).isLessThan(Duration.ofSeconds(5));
+        } finally {
+            wake.close();
+        }
+    }
+
+    @Test
+    void wakesWithoutAWaiterEndOnlyTheNextWait() {
+        WakeDescriptor wake = WakeDescriptor.open(CallState.current(), "test");
+        try {
+            NativeCompChannel channel = new NativeCompChannel(provider, MemorySegment.ofAddress(0xcc00), context(-1),
+                    readEnd, wake);
+            provider.wakeCqEventWaiters(channel);
+            provider.wakeCqEventWaiters(channel);
+
+            long start = System.nanoTime();
+            assertThat(provider.getCqEvent(channel, 30_000)).isNull();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+
+            start = System.nanoTime();
+            assertThat(provider.getCqEvent(channel, 300)).isNull();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(290));
+        } finally {
+            wake.close();
+        }
+    }
+
+    @Test
+    void aWakeOfADestroyedHandleDoesNothing() {
+        WakeDescriptor wake = WakeDescriptor.open(CallState.current(), "test");
+        NativeCompChannel channel = new NativeCompChannel(provider, MemorySegment.ofAddress(0xcc00), context(-1),
+                readEnd, wake);
+        channel.markDestroyed();
+        wake.close();
+
+        provider.wakeCqEventWaiters(channel);
+        wake.close();
+
+        assertThatThrownBy(() -> provider.getCqEvent(channel, 0)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void theEventfdCountsWritesAndReadsThemBackAtOnce() {
+        MemorySegment state = CallState.current();
+        int fd = Libc.eventfd(state, 0, Libc.EFD_NONBLOCK | Libc.EFD_CLOEXEC);
+        assertThat(fd).isNotNegative();
+        try {
+            assertThat(Libc.fcntl(state, fd, Libc.F_GETFL, 0) & Libc.O_NONBLOCK).isEqualTo(Libc.O_NONBLOCK);
+            MemorySegment value = arena.allocate(JAVA_LONG);
+            value.set(JAVA_LONG, 0, 1L);
+            assertThat(Libc.write(state, fd, value, 8)).isEqualTo(8);
+            value.set(JAVA_LONG, 0, 2L);
+            assertThat(Libc.write(state, fd, value, 8)).isEqualTo(8);
+
+            value.set(JAVA_LONG, 0, 0L);
+            assertThat(Libc.read(state, fd, value, 8)).isEqualTo(8);
+            assertThat(value.get(JAVA_LONG, 0)).isEqualTo(3L);
+            assertThat(Libc.read(state, fd, value, 8)).isEqualTo(-1);
+            assertThat(CallState.errno(state)).isEqualTo(Libc.EAGAIN);
+        } finally {
+            assertThat(Libc.close(state, fd)).isZero();
+        }
+    }
+
     private NativeContext context(int asyncFd) {
+        return context(asyncFd, WakeDescriptor.NONE);
+    }
+
+    private NativeContext context(int asyncFd, WakeDescriptor wake) {
         return new NativeContext(provider, MemorySegment.ofAddress(0xc0c0), new DeviceInfo("rxe0", 1, NodeType.CA), 1,
-                asyncFd);
+                asyncFd, wake);
     }
 }

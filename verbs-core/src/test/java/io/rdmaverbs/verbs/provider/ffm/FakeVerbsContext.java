@@ -65,6 +65,6 @@ final class FakeVerbsContext {
 
     NativeContext handle(NativeVerbsProvider provider, String deviceName) {
         return new NativeContext(provider, context, new DeviceInfo(deviceName, 0x0002c9030001_2345L, NodeType.CA), 2,
-                -1);
+                -1, WakeDescriptor.NONE);
     }
 }

@@ -63,6 +63,48 @@ class AsyncEventTest {
     }
 
     @Test
+    void aWakeEndsAWaitForAnAsyncEventAtOnce() throws Exception {
+        ContextHandle ctx = rig.open("rxe0");
+        CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
+            long start = System.nanoTime();
+            assertThat(provider.getAsyncEvent(ctx, 30_000)).isNull();
+            return System.nanoTime() - start;
+        });
+        Thread.sleep(50);
+
+        provider.wakeAsyncEventWaiters(ctx);
+
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(5));
+    }
+
+    @Test
+    void wakesWithoutAWaiterEndOnlyTheNextWaitAndEventsStillCome() {
+        ContextHandle ctx = rig.open("rxe0");
+        provider.wakeAsyncEventWaiters(ctx);
+        provider.wakeAsyncEventWaiters(ctx);
+
+        long start = System.nanoTime();
+        assertThat(provider.getAsyncEvent(ctx, 30_000)).isNull();
+        assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(5));
+        start = System.nanoTime();
+        assertThat(provider.getAsyncEvent(ctx, 200)).isNull();
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(190));
+
+        provider.setPortState("rxe0", 1, PortState.DOWN);
+        assertThat(provider.getAsyncEvent(ctx, 5_000).type()).isEqualTo(AsyncEventType.PORT_ERR);
+    }
+
+    @Test
+    void wakingAClosedContextDoesNothing() {
+        ContextHandle ctx = rig.open("rxe0");
+        provider.closeDevice(ctx);
+
+        provider.wakeAsyncEventWaiters(ctx);
+
+        assertThatThrownBy(() -> provider.getAsyncEvent(ctx, 0)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void getAsyncEventWaitsForAnEventFromAnotherThread() throws Exception {
         ContextHandle ctx = rig.open("rxe0");
         CompletableFuture<AsyncEventRecord> waiter = CompletableFuture.supplyAsync(

@@ -214,4 +214,41 @@ class CompletionEventTest {
         assertThat(event).isEqualTo(new AsyncEventRecord(AsyncEventType.CQ_ERR, tiny, 0));
         assertThat(provider.getAsyncEvent(ctx, 0)).isNull();
     }
+
+    @Test
+    void aWakeEndsAWaitForACompletionEventAtOnce() throws Exception {
+        CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
+            long start = System.nanoTime();
+            assertThat(provider.getCqEvent(channel, 30_000)).isNull();
+            return System.nanoTime() - start;
+        });
+        Thread.sleep(50);
+
+        provider.wakeCqEventWaiters(channel);
+
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(5));
+    }
+
+    @Test
+    void wakesWithoutAWaiterEndOnlyTheNextWait() {
+        provider.wakeCqEventWaiters(channel);
+        provider.wakeCqEventWaiters(channel);
+
+        long start = System.nanoTime();
+        assertThat(provider.getCqEvent(channel, 30_000)).isNull();
+        assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(5));
+        start = System.nanoTime();
+        assertThat(provider.getCqEvent(channel, 200)).isNull();
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(190));
+    }
+
+    @Test
+    void wakingADestroyedChannelDoesNothing() {
+        CompChannelHandle other = provider.createCompChannel(ctx);
+        provider.destroyCompChannel(other);
+
+        provider.wakeCqEventWaiters(other);
+
+        assertThatThrownBy(() -> provider.getCqEvent(other, 0)).isInstanceOf(IllegalStateException.class);
+    }
 }

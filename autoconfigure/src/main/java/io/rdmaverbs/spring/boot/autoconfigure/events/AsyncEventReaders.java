@@ -24,20 +24,36 @@ import org.springframework.context.SmartLifecycle;
  *
  * <p>The readers are platform threads: a virtual thread waiting in a native call pins its carrier, and
  * a few idle readers could then starve every other virtual thread of the application. They stop in the
- * phase just above the teardown, so no event is read while resources are being released.
+ * phase just above the teardown, so no event is read while resources are being released. A stop wakes
+ * every reader ({@link DeviceContext#wakeAsyncEventWaiters()}), so it returns as soon as the readers
+ * left their waits, not after a wait's timeout.
  */
 public final class AsyncEventReaders implements SmartLifecycle, VerbsListener {
 
     /** Stops just before the teardown. */
     public static final int PHASE = VerbsTeardown.PHASE + 1;
-    /** How long one wait lasts; a reader notices a stop within about this. */
-    static final Duration WAIT = Duration.ofMillis(100);
+    /** How long one wait lasts; a stop does not wait for it (it wakes the readers), so it can be long. */
+    static final Duration WAIT = Duration.ofSeconds(1);
+    /** The pause after a failed read, before the next. */
+    private static final Duration RETRY = Duration.ofMillis(100);
+    /** Between two wakes of a reader that has not left yet (it may have begun its wait after a wake). */
+    private static final Duration REWAKE = Duration.ofMillis(20);
     private static final Duration JOIN = Duration.ofSeconds(2);
     private static final Log logger = LogFactory.getLog(AsyncEventReaders.class);
 
     private final Set<DeviceContext> contexts = ConcurrentHashMap.newKeySet();
     private final Map<DeviceContext, Thread> readers = new ConcurrentHashMap<>();
+    private final Duration wait;
     private volatile boolean running;
+
+    public AsyncEventReaders() {
+        this(WAIT);
+    }
+
+    /** With waits of {@code wait} each (tests make them long, to see that a stop does not wait for them). */
+    AsyncEventReaders(Duration wait) {
+        this.wait = wait;
+    }
 
     @Override
     public void created(VerbsResource resource) {
@@ -66,9 +82,15 @@ public final class AsyncEventReaders implements SmartLifecycle, VerbsListener {
     public synchronized void stop() {
         running = false;
         long deadline = System.nanoTime() + JOIN.toNanos();
-        for (Thread reader : readers.values()) {
+        for (Map.Entry<DeviceContext, Thread> reader : readers.entrySet()) {
             try {
-                reader.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                // A reader that checked running just before it was cleared begins a wait after the first
+                // wake, which was not for it: wake again until it is gone.
+                while (reader.getValue().isAlive() && System.nanoTime() < deadline) {
+                    reader.getKey().wakeAsyncEventWaiters();
+                    reader.getValue().join(Duration.ofNanos(Math.max(1,
+                            Math.min(REWAKE.toNanos(), deadline - System.nanoTime()))));
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
@@ -103,7 +125,7 @@ public final class AsyncEventReaders implements SmartLifecycle, VerbsListener {
         try {
             while (running && context.isOpen()) {
                 try {
-                    context.awaitAsyncEvent(WAIT);
+                    context.awaitAsyncEvent(wait);
                 } catch (VerbsException e) {
                     if (Errno.EIO.equals(e.errno())) {
                         // The device is gone (after DEVICE_FATAL): nothing more will come until it is reopened.
@@ -112,7 +134,7 @@ public final class AsyncEventReaders implements SmartLifecycle, VerbsListener {
                         return;
                     }
                     logger.warn("RDMA verbs: reading async events of " + context.ref() + " failed: " + e.getMessage());
-                    Thread.sleep(WAIT);
+                    Thread.sleep(RETRY);
                 }
             }
         } catch (ResourceClosedException e) {

@@ -30,8 +30,9 @@ import org.springframework.context.SmartLifecycle;
  * Releases every resource of the graph when the application context stops, children before parents,
  * in bounded time:
  * <ol>
- * <li>async-event readers stop first (their lifecycle phase is just above this one); threads waiting
- * on a completion channel leave within 100 ms of the channel's close, which verbs-core guarantees;</li>
+ * <li>async-event readers stop first (their lifecycle phase is just above this one; the stop wakes
+ * them); threads waiting on a completion channel are woken by the channel's close and leave at once,
+ * which verbs-core guarantees;</li>
  * <li>a graceful phase retries strict closes of the whole graph while leases are held or references
  * drain, with exponential backoff, bounded by {@code rdma.verbs.teardown.timeout};</li>
  * <li>the policy decides about what is still held: {@code strict} closes what it can and leaves the

@@ -13,6 +13,7 @@ import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.AsyncEventType;
 import io.rdmaverbs.verbs.attr.PortState;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
+import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 import org.junit.jupiter.api.Test;
 
@@ -105,6 +106,33 @@ class AsyncEventsTests {
                     assertThat(readers.activeReaders()).isZero();
                     assertThat(readers.isRunning()).isFalse();
                 });
+    }
+
+    @Test
+    void aStopWakesTheReadersInsteadOfWaitingForTheirWaitsToEnd() throws Exception {
+        Verbs verbs = Verbs.using(SimulatedProvider.of(DeviceProfile.rxe("rxe0"), DeviceProfile.rxe("rxe1")));
+        // Waits of 30 s: a stop that waited for them would give up after its 2 s join with the readers alive.
+        AsyncEventReaders readers = new AsyncEventReaders(Duration.ofSeconds(30));
+        verbs.addListener(readers);
+        DeviceContext first = verbs.openDevice(verbs.findDevice("rxe0"), "first");
+        DeviceContext second = verbs.openDevice(verbs.findDevice("rxe1"), "second");
+        try {
+            for (int round = 0; round < 3; round++) {
+                readers.start();
+                await().atMost(Duration.ofSeconds(5)).until(() -> readers.activeReaders() == 2);
+                Thread.sleep(50);
+                long start = System.nanoTime();
+
+                readers.stop();
+
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1500));
+                assertThat(readers.activeReaders()).isZero();
+            }
+        } finally {
+            readers.stop();
+            second.close();
+            first.close();
+        }
     }
 
     @Test
