@@ -6,6 +6,12 @@ import java.util.List;
  * A close the resource graph refused before calling native code, because the release verb would fail
  * ({@code EBUSY}), hang or leak. Nothing was touched; {@link #stuckReferences()} says what holds the
  * resource, and {@link #plan()} what a close would have done.
+ *
+ * <p>{@link #errno()} is always {@code EBUSY}: what the kernel answers for the refusals that would
+ * fail, and the closest errno for "still in use" where the verb would instead hang (unacknowledged CQ
+ * events) or leak (a device context with children), which have no errno of their own. Each stuck
+ * reference carries the real consequence ({@link StuckReference#consequence()}) and, where there is
+ * one, the errno the verb would return.
  */
 public final class CloseRefusedException extends VerbsException {
 
