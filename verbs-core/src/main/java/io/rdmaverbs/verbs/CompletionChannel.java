@@ -122,31 +122,12 @@ public final class CompletionChannel extends VerbsResource {
      */
     public void wakeWaiters() {
         wakes.incrementAndGet();
-        wakeProvider();
-    }
-
-    /** Wakes the provider's waiters, only while the native channel is alive; never throws. */
-    private void wakeProvider() {
-        if (!tryEnter()) {
-            return;
-        }
-        try {
-            provider.wakeCqEventWaiters(handle);
-        } catch (RuntimeException e) {
-            // Best effort: a waiter the wake did not reach looks again within a slice.
-        } finally {
-            exit();
-        }
+        wakeWaitersIfOpen();
     }
 
     @Override
-    void closing() {
-        // Shut out of enter() now, but not yet released: the waiters leave with ResourceClosedException.
-        try {
-            provider.wakeCqEventWaiters(handle);
-        } catch (RuntimeException e) {
-            // Best effort: a waiter the wake did not reach looks again within a slice.
-        }
+    void wakeProviderWaiters() {
+        provider.wakeCqEventWaiters(handle);
     }
 
     /** The number of threads waiting in {@link #awaitEvent(Duration)} now. */

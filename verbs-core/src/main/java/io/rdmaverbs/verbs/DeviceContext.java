@@ -246,26 +246,12 @@ public final class DeviceContext extends VerbsResource {
      */
     public void wakeAsyncEventWaiters() {
         asyncWakes.incrementAndGet();
-        if (!tryEnter()) {
-            return;
-        }
-        try {
-            provider.wakeAsyncEventWaiters(handle);
-        } catch (RuntimeException e) {
-            // Best effort: a waiter the wake did not reach looks again within a slice.
-        } finally {
-            exit();
-        }
+        wakeWaitersIfOpen();
     }
 
     @Override
-    void closing() {
-        // Shut out of enter() now, but not yet released: the waiters leave with ResourceClosedException.
-        try {
-            provider.wakeAsyncEventWaiters(handle);
-        } catch (RuntimeException e) {
-            // Best effort: a waiter the wake did not reach looks again within a slice.
-        }
+    void wakeProviderWaiters() {
+        provider.wakeAsyncEventWaiters(handle);
     }
 
     void requireSameContext(VerbsResource other, String what) {

@@ -423,11 +423,32 @@ public abstract sealed class VerbsResource implements AutoCloseable
     abstract void release();
 
     /**
-     * Called once a close has shut out new operations and before it waits for those in flight: a
-     * resource whose operations block (a channel's or context's event waits) wakes them here, so the
-     * close does not wait for their timeout. The native object is still alive (the release comes after).
+     * Wakes the threads blocked in this resource's provider-level waits (a channel's or context's event
+     * waits); nothing by default. Only called while the native object is alive: from
+     * {@link #wakeWaitersIfOpen()}, or by a close once it has shut out new operations and before it waits
+     * for those in flight, so that the close does not wait for their timeout.
      */
-    void closing() {
+    void wakeProviderWaiters() {
+    }
+
+    /** {@link #wakeProviderWaiters()} unless a close has begun (the close wakes them itself); never throws. */
+    final void wakeWaitersIfOpen() {
+        if (!tryEnter()) {
+            return;
+        }
+        try {
+            wakeQuietly();
+        } finally {
+            exit();
+        }
+    }
+
+    private void wakeQuietly() {
+        try {
+            wakeProviderWaiters();
+        } catch (RuntimeException e) {
+            // Best effort: a waiter the wake did not reach looks again within a slice.
+        }
     }
 
     private void beginClosing() {
@@ -437,7 +458,8 @@ public abstract sealed class VerbsResource implements AutoCloseable
                 break;
             }
         }
-        closing();
+        // Shut out of enter() now, but not yet released: the waiters leave with ResourceClosedException.
+        wakeQuietly();
         long deadline = System.nanoTime() + DRAIN_TIMEOUT_NANOS;
         int spins = 0;
         while ((state & IN_FLIGHT) != 0) {
