@@ -3,6 +3,7 @@ package io.rdmaverbs.verbs.scenario;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -288,22 +289,8 @@ final class LifetimeScenarios {
         CompletionChannel channel = ctx.createCompletionChannel("channel");
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            CountDownLatch waiting = new CountDownLatch(1);
-            Future<Throwable> waiter = pool.submit(() -> {
-                waiting.countDown();
-                try {
-                    channel.awaitEvent(Duration.ofMinutes(5));
-                    return null;
-                } catch (ResourceClosedException e) {
-                    return e;
-                }
-            });
-            assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (channel.waiters() == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertThat(channel.waiters()).isEqualTo(1);
+            Future<Throwable> waiter = submitUntilClosed(pool, () -> channel.awaitEvent(Duration.ofMinutes(5)));
+            awaitWaiter(channel);
             long t0 = System.nanoTime();
             channel.close();
             assertThat(waiter.get(10, TimeUnit.SECONDS)).isInstanceOf(ResourceClosedException.class);
@@ -360,17 +347,7 @@ final class LifetimeScenarios {
         DeviceContext ctx = run.open();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            CountDownLatch waiting = new CountDownLatch(1);
-            Future<Throwable> waiter = pool.submit(() -> {
-                waiting.countDown();
-                try {
-                    ctx.awaitAsyncEvent(Duration.ofSeconds(30));
-                    return null;
-                } catch (ResourceClosedException e) {
-                    return e;
-                }
-            });
-            assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<Throwable> waiter = submitUntilClosed(pool, () -> ctx.awaitAsyncEvent(Duration.ofSeconds(30)));
             Thread.sleep(200);
             long t0 = System.nanoTime();
             steps.ok("ibv_close_device with an async-event waiter", ctx::close);
@@ -381,6 +358,26 @@ final class LifetimeScenarios {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Runs {@code wait} on {@code pool}, once it has started: the future holds the
+     * {@link ResourceClosedException} that ended it, or null if it returned.
+     */
+    private static Future<Throwable> submitUntilClosed(ExecutorService pool, Callable<?> wait)
+            throws InterruptedException {
+        CountDownLatch waiting = new CountDownLatch(1);
+        Future<Throwable> waiter = pool.submit(() -> {
+            waiting.countDown();
+            try {
+                wait.call();
+                return null;
+            } catch (ResourceClosedException e) {
+                return e;
+            }
+        });
+        assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+        return waiter;
     }
 
     private static void awaitWaiter(CompletionChannel channel) throws InterruptedException {
