@@ -51,6 +51,12 @@ public final class MulticastAttachment extends VerbsResource {
         return m;
     }
 
+    /** The attachment makes {@code ibv_destroy_qp(3)} of its QP fail until it is detached. */
+    @Override
+    Hold holdOn(VerbsResource parent) {
+        return new Hold(StuckReference.Cause.MULTICAST_ATTACHMENT, "is attached to multicast group " + name());
+    }
+
     @Override
     void release() {
         qp.detachMulticast(group, lid);

@@ -266,6 +266,13 @@ public final class QueuePair extends VerbsResource {
         return m;
     }
 
+    /** Creating an XRC receive QP registers the creating process with it: that holds the domain. */
+    @Override
+    Hold holdOn(VerbsResource parent) {
+        return type() == QpType.XRC_RECV && parent == xrcd ? XrcReceiveQpRegistration.registrationOn(this)
+                : super.holdOn(parent);
+    }
+
     @Override
     void release() {
         provider.destroyQp(handle);

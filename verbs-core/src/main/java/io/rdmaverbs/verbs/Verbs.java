@@ -2,13 +2,10 @@ package io.rdmaverbs.verbs;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -177,30 +174,7 @@ public final class Verbs implements AutoCloseable {
      * will clear on the way.
      */
     public ClosePlan planClose(Collection<? extends VerbsResource> resources, ClosePolicy policy) {
-        return plan(resources, policy).plan();
-    }
-
-    /** A plan and the resources of its steps, in order. */
-    private record Planned(ClosePlan plan, List<VerbsResource> order) {
-    }
-
-    private Planned plan(Collection<? extends VerbsResource> resources, ClosePolicy policy) {
-        List<VerbsResource> order = releaseOrder(resources, policy != ClosePolicy.STRICT);
-        Set<Long> inPlan = new HashSet<>();
-        order.forEach(r -> inPlan.add(r.id()));
-        List<ClosePlan.Step> steps = new ArrayList<>(order.size());
-        List<StuckReference> blockers = new ArrayList<>();
-        for (VerbsResource r : order) {
-            steps.add(new ClosePlan.Step(r.ref(), r.kind().releaseVerb(),
-                    policy == ClosePolicy.CASCADE ? r.cascadePreparations() : List.of()));
-            for (StuckReference s : r.stuckReferences()) {
-                boolean resolvedEarlier = s.blocker() != null && inPlan.contains(s.blocker().id());
-                if (!resolvedEarlier || policy == ClosePolicy.CASCADE) {
-                    blockers.add(s);
-                }
-            }
-        }
-        return new Planned(new ClosePlan(policy, steps, blockers), order);
+        return Teardown.under(policy).plan(resources).plan();
     }
 
     /** Closes everything, cascading; see {@link #close(ClosePolicy)}. */
@@ -221,89 +195,7 @@ public final class Verbs implements AutoCloseable {
      * the rest.
      */
     public CloseReport close(Collection<? extends VerbsResource> resources, ClosePolicy policy) {
-        Planned planned = plan(resources, policy);
-        ClosePlan plan = planned.plan();
-        List<VerbsResource> order = planned.order();
-        List<ResourceRef> closed = new ArrayList<>();
-        List<CloseReport.Leftover> left = new ArrayList<>();
-        if (plan.isBlocked()) {
-            for (VerbsResource r : order) {
-                List<StuckReference> own = plan.blockers().stream()
-                        .filter(b -> b.resource().id() == r.id()).toList();
-                ClosePlan mine = new ClosePlan(policy, List.of(new ClosePlan.Step(r.ref(), r.kind().releaseVerb(),
-                        List.of())), own.isEmpty() ? plan.blockers() : own);
-                CloseRefusedException refusal = new CloseRefusedException(r.kind().releaseVerb(), r.ref(), mine);
-                left.add(new CloseReport.Leftover(r.ref(), own.isEmpty()
-                        ? "not attempted: the strict close of the set was refused" : refusal.reason(), refusal));
-            }
-            return new CloseReport(policy, closed, left);
-        }
-        Set<VerbsResource> failed = new HashSet<>();
-        for (VerbsResource r : order) {
-            if (r.isClosed()) {
-                closed.add(r.ref());
-                continue;
-            }
-            VerbsResource stuckOn = failedDescendant(r, failed);
-            if (stuckOn != null) {
-                failed.add(r);
-                left.add(new CloseReport.Leftover(r.ref(), "not attempted: " + stuckOn.ref() + " could not be released",
-                        new VerbsException(r.kind().releaseVerb(), r.ref().toString(), Errno.EBUSY,
-                                "still used by " + stuckOn.ref() + ", whose release failed")));
-                continue;
-            }
-            try {
-                r.close(policy);
-                closed.add(r.ref());
-            } catch (VerbsException e) {
-                failed.add(r);
-                left.add(new CloseReport.Leftover(r.ref(), e.getMessage(), e));
-            }
-        }
-        return new CloseReport(policy, closed, left);
-    }
-
-    private static @Nullable VerbsResource failedDescendant(VerbsResource r, Set<VerbsResource> failed) {
-        for (VerbsResource d : r.dependents()) {
-            if (failed.contains(d)) {
-                return d;
-            }
-            VerbsResource deeper = failedDescendant(d, failed);
-            if (deeper != null) {
-                return deeper;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Dependents before what they depend on (a post-order walk), oldest roots first.
-     *
-     * @param closure whether to include dependents outside {@code resources}
-     */
-    static List<VerbsResource> releaseOrder(Collection<? extends VerbsResource> resources, boolean closure) {
-        Set<VerbsResource> members = new HashSet<>(resources);
-        List<VerbsResource> roots = new ArrayList<>(resources);
-        roots.sort((a, b) -> Long.compare(a.id(), b.id()));
-        LinkedHashSet<VerbsResource> out = new LinkedHashSet<>();
-        Set<VerbsResource> visiting = new HashSet<>();
-        for (VerbsResource r : roots) {
-            visit(r, closure, members, visiting, out);
-        }
-        return List.copyOf(out);
-    }
-
-    private static void visit(VerbsResource r, boolean closure, Set<VerbsResource> members, Set<VerbsResource> visiting,
-            LinkedHashSet<VerbsResource> out) {
-        if (out.contains(r) || !visiting.add(r)) {
-            return;
-        }
-        for (VerbsResource d : r.dependents().reversed()) {
-            if (closure || members.contains(d)) {
-                visit(d, closure, members, visiting, out);
-            }
-        }
-        out.add(r);
+        return Teardown.under(policy).close(resources);
     }
 
     // ---- package-private wiring -----------------------------------------------------------------

@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
@@ -31,18 +29,12 @@ public abstract sealed class VerbsResource implements AutoCloseable
         permits DeviceContext, ProtectionDomain, XrcDomain, CompletionChannel, CompletionQueue, SharedReceiveQueue,
         QueuePair, XrcReceiveQpRegistration, MemoryRegion, AddressHandle, MulticastAttachment {
 
-    private static final int CLOSING = 1 << 29;
-    private static final int CLOSED = 1 << 30;
-    private static final int IN_FLIGHT = CLOSING - 1;
-    private static final long DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final VarHandle STATE;
     private static final VarHandle DEPENDENTS;
     private static final VarHandle LEASES;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            STATE = lookup.findVarHandle(VerbsResource.class, "state", int.class);
             DEPENDENTS = lookup.findVarHandle(VerbsResource.class, "dependents", Set.class);
             LEASES = lookup.findVarHandle(VerbsResource.class, "leases", Set.class);
         } catch (ReflectiveOperationException e) {
@@ -50,10 +42,8 @@ public abstract sealed class VerbsResource implements AutoCloseable
         }
     }
 
-    /** CLOSING and CLOSED bits, and the number of operations in flight. */
-    private volatile int state;
-    private volatile @Nullable String endedBecause;
-
+    /** Entries, exits and the close state; its monitor serializes closes (see {@link Teardown}). */
+    final LifetimeGuard lifetime = new LifetimeGuard();
     final Verbs verbs;
     private final long id;
     private final ResourceKind kind;
@@ -64,7 +54,6 @@ public abstract sealed class VerbsResource implements AutoCloseable
      */
     private volatile @Nullable Set<VerbsResource> dependents;
     private volatile @Nullable Set<Lease> leases;
-    private final Object closeLock = new Object();
     private final Instant createdAt = Instant.now();
     /** The user's name; {@code null} until given, the generated {@code pd#3} is built on demand. */
     private volatile @Nullable String name;
@@ -128,11 +117,11 @@ public abstract sealed class VerbsResource implements AutoCloseable
     }
 
     public final boolean isOpen() {
-        return (state & (CLOSING | CLOSED)) == 0;
+        return lifetime.isOpen();
     }
 
     public final boolean isClosed() {
-        return (state & CLOSED) != 0;
+        return lifetime.isClosed();
     }
 
     /** Attributes for reports (entries, QP number, lkey...), in a stable order. */
@@ -227,23 +216,32 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return out;
     }
 
-    /** How the release verb reacts to a live dependent: EBUSY for everything but a device context. */
+    /**
+     * How this resource's release verb reacts to the live dependent {@code d}, which says how it holds
+     * it ({@link #holdOn}): EBUSY for everything but a device context.
+     */
     StuckReference dependentReference(ResourceRef self, VerbsResource d) {
-        Cause cause = switch (d) {
-            case MulticastAttachment m -> Cause.MULTICAST_ATTACHMENT;
-            case XrcReceiveQpRegistration x -> Cause.XRC_RECEIVE_QP_REGISTRATION;
-            // Creating an XRC receive QP registers the creating process with it, too.
-            case QueuePair q when q.type() == io.rdmaverbs.verbs.attr.QpType.XRC_RECV ->
-                    Cause.XRC_RECEIVE_QP_REGISTRATION;
-            default -> Cause.DEPENDENT_RESOURCE;
-        };
-        String what = switch (cause) {
-            case MULTICAST_ATTACHMENT -> "is attached to multicast group " + d.name();
-            case XRC_RECEIVE_QP_REGISTRATION -> "has this process registered on its XRC receive QP " + d.name();
-            default -> "is still used by " + d.ref();
-        };
-        return new StuckReference(self, kind.releaseVerb(), Consequence.FAILS, Errno.EBUSY, cause, d.ref(), null,
-                self + " " + what + ": " + kind.releaseVerb() + " would fail with EBUSY");
+        Hold hold = d.holdOn(this);
+        return new StuckReference(self, kind.releaseVerb(), Consequence.FAILS, Errno.EBUSY, hold.cause(), d.ref(), null,
+                self + " " + hold.words() + ": " + kind.releaseVerb() + " would fail with EBUSY");
+    }
+
+    /**
+     * How this resource, while it lives, holds {@code parent} (one of {@link #parents()}): by default as a
+     * resource created on it; kinds whose hold has a name of its own (a multicast attachment, an XRC
+     * receive QP registration) say so.
+     */
+    Hold holdOn(VerbsResource parent) {
+        return new Hold(Cause.DEPENDENT_RESOURCE, "is still used by " + ref());
+    }
+
+    /**
+     * A dependent's hold on its parent.
+     *
+     * @param cause the kind of hold
+     * @param words what the parent suffers, as the predicate of a sentence about it
+     */
+    record Hold(Cause cause, String words) {
     }
 
     /** Kind-specific reasons (unacknowledged CQ events); none by default. */
@@ -280,52 +278,35 @@ public abstract sealed class VerbsResource implements AutoCloseable
      * begun. Every successful enter must be paired with {@link #exit()}.
      */
     final void enter() {
-        for (;;) {
-            int s = state;
-            if ((s & (CLOSING | CLOSED)) != 0) {
-                throw closedException(s);
-            }
-            if ((s & IN_FLIGHT) == IN_FLIGHT) {
-                throw new IllegalStateException(this + ": too many concurrent operations");
-            }
-            if (STATE.weakCompareAndSet(this, s, s + 1)) {
-                return;
-            }
+        if (!lifetime.tryEnter()) {
+            throw lifetime.isOpen() ? new IllegalStateException(this + ": too many concurrent operations")
+                    : closedException();
         }
     }
 
     final void exit() {
-        STATE.getAndAdd(this, -1);
+        lifetime.exit();
     }
 
     /** {@link #enter()}, but false instead of an exception once a close has begun. */
     final boolean tryEnter() {
-        for (;;) {
-            int s = state;
-            if ((s & (CLOSING | CLOSED)) != 0 || (s & IN_FLIGHT) == IN_FLIGHT) {
-                return false;
-            }
-            if (STATE.weakCompareAndSet(this, s, s + 1)) {
-                return true;
-            }
-        }
+        return lifetime.tryEnter();
     }
 
     /** The number of operations in flight now (blocked channel waiters among them). */
     final int inFlight() {
-        return state & IN_FLIGHT;
+        return lifetime.inFlight();
     }
 
-    private ResourceClosedException closedException(int s) {
-        String why = endedBecause;
-        String st = (s & CLOSED) != 0 ? "closed" : "being closed";
+    private ResourceClosedException closedException() {
+        String why = lifetime.closedBecause();
+        String st = lifetime.isClosed() ? "closed" : "being closed";
         return new ResourceClosedException(ref(), why != null ? st + " (" + why + ")" : st);
     }
 
     final void checkOpen() {
-        int s = state;
-        if ((s & (CLOSING | CLOSED)) != 0) {
-            throw closedException(s);
+        if (!lifetime.isOpen()) {
+            throw closedException();
         }
     }
 
@@ -345,78 +326,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
      * @throws VerbsException when the release verb fails natively
      */
     public final void close(ClosePolicy policy) {
-        synchronized (closeLock) {
-            if (isClosed()) {
-                return;
-            }
-            // Checked before anything is touched (a refusal must leave the resource usable), and again
-            // once new operations are shut out: a creation in flight may have added a dependent.
-            if (policy != ClosePolicy.CASCADE) {
-                refuseIfStuck(policy);
-            }
-            beginClosing();
-            boolean released = false;
-            List<StuckReference> predicted = List.of();
-            try {
-                switch (policy) {
-                    case STRICT -> refuseIfStuck(policy);
-                    case ATTEMPT -> predicted = refuseIfStuck(policy);
-                    case CASCADE -> {
-                        // Newest first, as try-with-resources would; each dependent cascades its own.
-                        for (VerbsResource d : dependents().reversed()) {
-                            d.close(ClosePolicy.CASCADE);
-                        }
-                        prepareCascade();
-                        for (Lease l : leases()) {
-                            l.revoke();
-                        }
-                    }
-                }
-                try {
-                    release();
-                } catch (VerbsException e) {
-                    VerbsException failure = withPrediction(e, predicted);
-                    verbs.fireCloseFailed(this, failure);
-                    throw failure;
-                }
-                released = true;
-            } finally {
-                if (released) {
-                    markClosed(null);
-                } else {
-                    endClosing();
-                }
-            }
-            // ATTEMPT only: the kernel released it under live dependents (ibv_close_device does).
-            for (VerbsResource d : dependents()) {
-                d.markDefunct("its " + kind.shortName() + " " + name() + " was released under it");
-            }
-            verbs.fireClosed(this);
-        }
-    }
-
-    private List<StuckReference> refuseIfStuck(ClosePolicy policy) {
-        List<StuckReference> stuck = stuckReferences();
-        List<StuckReference> refusing = policy == ClosePolicy.ATTEMPT
-                ? stuck.stream().filter(s -> s.consequence() != Consequence.FAILS).toList()
-                : stuck;
-        if (!refusing.isEmpty()) {
-            ClosePlan plan = new ClosePlan(policy, List.of(new ClosePlan.Step(ref(), kind.releaseVerb(), List.of())),
-                    refusing);
-            CloseRefusedException refusal = new CloseRefusedException(kind.releaseVerb(), ref(), plan);
-            verbs.fireCloseRefused(this, refusal);
-            throw refusal;
-        }
-        return stuck;
-    }
-
-    private VerbsException withPrediction(VerbsException e, List<StuckReference> predicted) {
-        VerbsException named = e.about(ref().toString());
-        if (predicted.isEmpty()) {
-            return named;
-        }
-        return new VerbsException(named.verb(), named.resource(), named.errno(), named.reason()
-                + " (the graph predicted: " + predicted.getFirst().message() + ")", e);
+        Teardown.under(policy).close(this);
     }
 
     /** Calls the release verb through the provider. */
@@ -451,49 +361,21 @@ public abstract sealed class VerbsResource implements AutoCloseable
         }
     }
 
-    private void beginClosing() {
-        for (;;) {
-            int s = state;
-            if (STATE.compareAndSet(this, s, s | CLOSING)) {
-                break;
-            }
-        }
-        // Shut out of enter() now, but not yet released: the waiters leave with ResourceClosedException.
-        wakeQuietly();
-        long deadline = System.nanoTime() + DRAIN_TIMEOUT_NANOS;
-        int spins = 0;
-        while ((state & IN_FLIGHT) != 0) {
-            if (System.nanoTime() > deadline) {
-                int n = state & IN_FLIGHT;
-                endClosing();
-                throw new VerbsException(kind.releaseVerb(), ref().toString(), Errno.EBUSY,
-                        n + " operation(s) still in flight after 10 s; stop the threads using it first");
-            }
-            if (++spins < 100) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(200_000);
-            }
+    /**
+     * Shuts out new operations and waits for those in flight (the waiters leave with
+     * {@link ResourceClosedException} once woken); called by {@link Teardown} under the close monitor.
+     */
+    final void beginClosing() {
+        int stillInFlight = lifetime.beginClosing(this::wakeQuietly);
+        if (stillInFlight > 0) {
+            throw new VerbsException(kind.releaseVerb(), ref().toString(), Errno.EBUSY,
+                    stillInFlight + " operation(s) still in flight after 10 s; stop the threads using it first");
         }
     }
 
-    private void endClosing() {
-        for (;;) {
-            int s = state;
-            if (STATE.compareAndSet(this, s, s & ~CLOSING)) {
-                return;
-            }
-        }
-    }
-
-    private void markClosed(@Nullable String because) {
-        endedBecause = because;
-        for (;;) {
-            int s = state;
-            if (STATE.compareAndSet(this, s, (s & ~CLOSING) | CLOSED)) {
-                break;
-            }
-        }
+    /** The native object is gone: unlinks the resource from the graph and revokes its leases. */
+    final void markClosed(@Nullable String because) {
+        lifetime.markClosed(because);
         for (Lease l : leases()) {
             l.revoke();
         }
@@ -504,18 +386,6 @@ public abstract sealed class VerbsResource implements AutoCloseable
             }
         }
         verbs.unregister(this);
-    }
-
-    /** Marks a resource whose native object is gone without its own release verb. */
-    final void markDefunct(String because) {
-        if (isClosed()) {
-            return;
-        }
-        for (VerbsResource d : dependents()) {
-            d.markDefunct(because);
-        }
-        markClosed("defunct: " + because);
-        verbs.fireClosed(this);
     }
 
     // ---- graph wiring ---------------------------------------------------------------------------

@@ -49,6 +49,18 @@ public final class XrcReceiveQpRegistration extends VerbsResource {
         return m;
     }
 
+    /** The registration makes {@code ibv_close_xrcd(3)} of its domain fail until it is closed. */
+    @Override
+    Hold holdOn(VerbsResource parent) {
+        return parent == xrcd ? registrationOn(this) : super.holdOn(parent);
+    }
+
+    /** The hold on an XRC domain of this process's registration with the receive QP {@code qp}. */
+    static Hold registrationOn(VerbsResource qp) {
+        return new Hold(StuckReference.Cause.XRC_RECEIVE_QP_REGISTRATION,
+                "has this process registered on its XRC receive QP " + qp.name());
+    }
+
     @Override
     void release() {
         provider.destroyQp(handle);

@@ -1,0 +1,268 @@
+package io.rdmaverbs.verbs;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.rdmaverbs.verbs.StuckReference.Consequence;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The graph's close engine under one {@link ClosePolicy}: plans from the graph alone, refuses before
+ * any native call what the policy forbids, releases (dependents first where the policy reaches them)
+ * and reports. {@link VerbsResource#close(ClosePolicy)} and {@link Verbs#close(Collection, ClosePolicy)}
+ * both go through it, so a plan, a refusal and a report are built in one way.
+ */
+final class Teardown {
+
+    private static final Map<ClosePolicy, Teardown> BY_POLICY = new EnumMap<>(ClosePolicy.class);
+
+    static {
+        for (ClosePolicy p : ClosePolicy.values()) {
+            BY_POLICY.put(p, new Teardown(p));
+        }
+    }
+
+    private final ClosePolicy policy;
+
+    private Teardown(ClosePolicy policy) {
+        this.policy = policy;
+    }
+
+    static Teardown under(ClosePolicy policy) {
+        return BY_POLICY.get(policy);
+    }
+
+    // ---- planning -------------------------------------------------------------------------------
+
+    /** A plan and the resources of its steps, in order. */
+    record Planned(ClosePlan plan, List<VerbsResource> order) {
+    }
+
+    /**
+     * STRICT plans exactly {@code resources} and lists as blockers what holds them from outside the set;
+     * CASCADE and ATTEMPT add every dependent, and CASCADE lists every hold it will clear on the way.
+     */
+    Planned plan(Collection<? extends VerbsResource> resources) {
+        List<VerbsResource> order = releaseOrder(resources, policy != ClosePolicy.STRICT);
+        Set<Long> inPlan = new HashSet<>();
+        order.forEach(r -> inPlan.add(r.id()));
+        List<ClosePlan.Step> steps = new ArrayList<>(order.size());
+        List<StuckReference> blockers = new ArrayList<>();
+        for (VerbsResource r : order) {
+            steps.add(new ClosePlan.Step(r.ref(), r.kind().releaseVerb(),
+                    policy == ClosePolicy.CASCADE ? r.cascadePreparations() : List.of()));
+            for (StuckReference s : r.stuckReferences()) {
+                boolean resolvedEarlier = s.blocker() != null && inPlan.contains(s.blocker().id());
+                if (!resolvedEarlier || policy == ClosePolicy.CASCADE) {
+                    blockers.add(s);
+                }
+            }
+        }
+        return new Planned(new ClosePlan(policy, steps, blockers), order);
+    }
+
+    /** Dependents before what they depend on (a post-order walk), oldest roots first. */
+    private static List<VerbsResource> releaseOrder(Collection<? extends VerbsResource> resources, boolean closure) {
+        Set<VerbsResource> members = new HashSet<>(resources);
+        List<VerbsResource> roots = new ArrayList<>(resources);
+        roots.sort((a, b) -> Long.compare(a.id(), b.id()));
+        LinkedHashSet<VerbsResource> out = new LinkedHashSet<>();
+        Set<VerbsResource> visiting = new HashSet<>();
+        for (VerbsResource r : roots) {
+            visit(r, closure, members, visiting, out);
+        }
+        return List.copyOf(out);
+    }
+
+    private static void visit(VerbsResource r, boolean closure, Set<VerbsResource> members, Set<VerbsResource> visiting,
+            LinkedHashSet<VerbsResource> out) {
+        if (out.contains(r) || !visiting.add(r)) {
+            return;
+        }
+        for (VerbsResource d : r.dependents().reversed()) {
+            if (closure || members.contains(d)) {
+                visit(d, closure, members, visiting, out);
+            }
+        }
+        out.add(r);
+    }
+
+    // ---- one resource ---------------------------------------------------------------------------
+
+    /**
+     * Closes {@code r}; under CASCADE its dependents first. Idempotent. On a native failure {@code r}
+     * stays open and the close can be retried.
+     *
+     * @throws CloseRefusedException when STRICT (or ATTEMPT, for a hang, leak or lease) refuses
+     * @throws VerbsException when the release verb fails natively
+     */
+    void close(VerbsResource r) {
+        synchronized (r.lifetime) {
+            if (r.isClosed()) {
+                return;
+            }
+            // Checked before anything is touched (a refusal must leave the resource usable), and again
+            // once new operations are shut out: a creation in flight may have added a dependent.
+            if (policy != ClosePolicy.CASCADE) {
+                refuseIfStuck(r);
+            }
+            r.beginClosing();
+            boolean released = false;
+            try {
+                List<StuckReference> predicted = switch (policy) {
+                    case STRICT, ATTEMPT -> refuseIfStuck(r);
+                    case CASCADE -> {
+                        clearHolds(r);
+                        yield List.of();
+                    }
+                };
+                release(r, predicted);
+                released = true;
+            } finally {
+                if (released) {
+                    r.markClosed(null);
+                } else {
+                    r.lifetime.endClosing();
+                }
+            }
+            // Only an ATTEMPT gets here with dependents: the release verb succeeded although the graph
+            // predicted EBUSY for them. Their native objects are no longer vouched for, so they end without
+            // a release verb of their own. (Not a device context: its dependents make ibv_close_device(3)
+            // leak, not fail, and ATTEMPT refuses that as STRICT does.)
+            for (VerbsResource d : r.dependents()) {
+                defunct(d, "its " + r.kind().shortName() + " " + r.name() + " was released under it");
+            }
+            r.verbs.fireClosed(r);
+        }
+    }
+
+    /** CASCADE: dependents newest first (as try-with-resources would), each cascading; then own holds. */
+    private void clearHolds(VerbsResource r) {
+        for (VerbsResource d : r.dependents().reversed()) {
+            close(d);
+        }
+        r.prepareCascade();
+        for (Lease l : r.leases()) {
+            l.revoke();
+        }
+    }
+
+    /**
+     * Refuses what the policy does not hand to the kernel: every stuck reference under STRICT, all but
+     * predicted errno failures under ATTEMPT. Returns the stuck references (what ATTEMPT predicts).
+     */
+    private List<StuckReference> refuseIfStuck(VerbsResource r) {
+        List<StuckReference> stuck = r.stuckReferences();
+        List<StuckReference> refusing = policy == ClosePolicy.ATTEMPT
+                ? stuck.stream().filter(s -> s.consequence() != Consequence.FAILS).toList()
+                : stuck;
+        if (!refusing.isEmpty()) {
+            CloseRefusedException refusal = refusal(r, refusing);
+            r.verbs.fireCloseRefused(r, refusal);
+            throw refusal;
+        }
+        return stuck;
+    }
+
+    private CloseRefusedException refusal(VerbsResource r, List<StuckReference> blockers) {
+        ClosePlan plan = new ClosePlan(policy, List.of(new ClosePlan.Step(r.ref(), r.kind().releaseVerb(), List.of())),
+                blockers);
+        return new CloseRefusedException(r.kind().releaseVerb(), r.ref(), plan);
+    }
+
+    private static void release(VerbsResource r, List<StuckReference> predicted) {
+        try {
+            r.release();
+        } catch (VerbsException e) {
+            VerbsException named = e.about(r.ref().toString());
+            VerbsException failure = predicted.isEmpty() ? named
+                    : new VerbsException(named.verb(), named.resource(), named.errno(), named.reason()
+                            + " (the graph predicted: " + predicted.getFirst().message() + ")", e);
+            r.verbs.fireCloseFailed(r, failure);
+            throw failure;
+        }
+    }
+
+    /**
+     * Ends a resource whose native object went without its own release verb, and its dependents first.
+     * Takes each one's close monitor, parent before child, as a cascade does.
+     */
+    static void defunct(VerbsResource r, String because) {
+        synchronized (r.lifetime) {
+            if (r.isClosed()) {
+                return;
+            }
+            for (VerbsResource d : r.dependents()) {
+                defunct(d, because);
+            }
+            r.markClosed("defunct: " + because);
+            r.verbs.fireClosed(r);
+        }
+    }
+
+    // ---- a subgraph -----------------------------------------------------------------------------
+
+    /**
+     * Closes {@code resources} in the order of {@link #plan}. A STRICT close whose plan is blocked touches
+     * nothing and reports every resource as left, with the reason. A native failure leaves that resource
+     * (and what it depends on) open, and the close goes on with the rest.
+     */
+    CloseReport close(Collection<? extends VerbsResource> resources) {
+        Planned planned = plan(resources);
+        ClosePlan plan = planned.plan();
+        List<ResourceRef> closed = new ArrayList<>();
+        List<CloseReport.Leftover> left = new ArrayList<>();
+        if (plan.isBlocked()) {
+            for (VerbsResource r : planned.order()) {
+                List<StuckReference> own = plan.blockers().stream().filter(b -> b.resource().id() == r.id()).toList();
+                CloseRefusedException refusal = refusal(r, own.isEmpty() ? plan.blockers() : own);
+                left.add(new CloseReport.Leftover(r.ref(), own.isEmpty()
+                        ? "not attempted: the strict close of the set was refused" : refusal.reason(), refusal));
+            }
+            return new CloseReport(policy, closed, left);
+        }
+        Set<VerbsResource> failed = new HashSet<>();
+        for (VerbsResource r : planned.order()) {
+            if (r.isClosed()) {
+                closed.add(r.ref());
+                continue;
+            }
+            VerbsResource stuckOn = failedDescendant(r, failed);
+            if (stuckOn != null) {
+                failed.add(r);
+                left.add(new CloseReport.Leftover(r.ref(), "not attempted: " + stuckOn.ref() + " could not be released",
+                        new VerbsException(r.kind().releaseVerb(), r.ref().toString(), Errno.EBUSY,
+                                "still used by " + stuckOn.ref() + ", whose release failed")));
+                continue;
+            }
+            try {
+                close(r);
+                closed.add(r.ref());
+            } catch (VerbsException e) {
+                failed.add(r);
+                left.add(new CloseReport.Leftover(r.ref(), e.getMessage(), e));
+            }
+        }
+        return new CloseReport(policy, closed, left);
+    }
+
+    private static @Nullable VerbsResource failedDescendant(VerbsResource r, Set<VerbsResource> failed) {
+        for (VerbsResource d : r.dependents()) {
+            if (failed.contains(d)) {
+                return d;
+            }
+            VerbsResource deeper = failedDescendant(d, failed);
+            if (deeper != null) {
+                return deeper;
+            }
+        }
+        return null;
+    }
+}
