@@ -16,6 +16,7 @@ import io.rdmaverbs.verbs.attr.QpAttributes;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
+import io.rdmaverbs.verbs.attr.QpTransitions;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
@@ -109,7 +110,12 @@ public final class QueuePair extends VerbsResource {
 
     // ---- state transitions ----------------------------------------------------------------------
 
-    /** {@code ibv_modify_qp}. */
+    /**
+     * {@code ibv_modify_qp(3)}. A modification the kernel's state-transition table ({@link QpTransitions})
+     * rejects for this QP's type and state fails here with the kernel's {@code EINVAL}, naming the
+     * transition and the missing or not-allowed attributes, and the provider is not called. One the
+     * table takes goes to the device, whose answer stands (it also judges the values).
+     */
     public void modify(QpModification modification) {
         Objects.requireNonNull(modification, "modification");
         if (modification.has(io.rdmaverbs.verbs.attr.QpAttributeMask.PORT)) {
@@ -121,6 +127,7 @@ public final class QueuePair extends VerbsResource {
         }
         enter();
         try {
+            refuseWhatTheTableRejects(modification);
             provider.modifyQp(handle, modification);
             state = modification.state();
         } catch (VerbsException e) {
@@ -128,6 +135,29 @@ public final class QueuePair extends VerbsResource {
         } finally {
             exit();
         }
+    }
+
+    /*
+     * The state checked against is the one the graph last saw. A device moves a QP on its own only to
+     * ERR (or RTS to SQE), and every mask those states take is taken by the state the graph saw, so a
+     * stale state never refuses what the kernel would do. Other processes may move an XRC receive QP
+     * (ibv_open_qp(3)), so before refusing one the graph asks the device where it is.
+     */
+    private void refuseWhatTheTableRejects(QpModification modification) {
+        QpTransitions.Rejection rejection = rejectionFrom(state, modification);
+        if (rejection != null && type() == QpType.XRC_RECV) {
+            state = provider.queryQp(handle).state();
+            rejection = rejectionFrom(state, modification);
+        }
+        if (rejection != null) {
+            throw new VerbsException("ibv_modify_qp", ref().toString(), Errno.EINVAL, rejection.explanation()
+                    + " (the kernel's QP state table; refused before calling ibv_modify_qp, the QP is unchanged)");
+        }
+    }
+
+    /** What the table says from {@code current}; nothing when the state is not known (the kernel judges). */
+    private QpTransitions.@Nullable Rejection rejectionFrom(QpState current, QpModification modification) {
+        return current == QpState.UNKNOWN ? null : QpTransitions.check(current, type(), modification).orElse(null);
     }
 
     /** RESET→INIT on {@code port}: UD QPs get {@link #DEFAULT_QKEY}, others {@code remoteAccess}. */

@@ -21,11 +21,17 @@ import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpModification;
+import io.rdmaverbs.verbs.attr.QpState;
+import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 
 import static io.rdmaverbs.verbs.scenario.Fixtures.CAPS;
 import static io.rdmaverbs.verbs.scenario.Fixtures.LOCAL;
+import static io.rdmaverbs.verbs.scenario.Fixtures.PORT;
+import static io.rdmaverbs.verbs.scenario.Fixtures.REMOTE;
+import static io.rdmaverbs.verbs.scenario.Fixtures.pathMtu;
+import static io.rdmaverbs.verbs.scenario.Fixtures.selfAddress;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -45,6 +51,8 @@ final class ArgumentScenarios {
                         ArgumentScenarios::badArgumentsRejectedInJava),
                 new Scenario("the provider answers out-of-range requests with the kernel's errno",
                         ArgumentScenarios::providerAnswersWithKernelErrno),
+                new Scenario("a mask the QP state table rejects is EINVAL naming the attributes, before ibv_modify_qp",
+                        ArgumentScenarios::maskTheStateTableRejects),
                 new Scenario("an unknown device is ENODEV naming the devices present",
                         ArgumentScenarios::unknownDevice));
     }
@@ -166,6 +174,8 @@ final class ArgumentScenarios {
                         steps.fails("ibv_modify_qp RESET->INIT without the access flags", Errno.EINVAL,
                                 () -> provider.modifyQp(qp, QpModification.to(io.rdmaverbs.verbs.attr.QpState.INIT)
                                         .port(1).pkeyIndex(0)));
+                        steps.fails("ibv_modify_qp RESET->INIT of an RC QP with a Q_Key", Errno.EINVAL,
+                                () -> provider.modifyQp(qp, QpModification.init(1, 0, REMOTE).qkey(5)));
                     } finally {
                         provider.destroyQp(qp);
                     }
@@ -179,6 +189,50 @@ final class ArgumentScenarios {
             provider.closeDevice(ctx);
         }
     }
+
+    /**
+     * The graph refuses, with the kernel's EINVAL and without calling ibv_modify_qp, what the kernel's
+     * state table rejects (the kernel answers the same modifications with EINVAL in
+     * {@link #providerAnswersWithKernelErrno}); where the table allows, the device's own answer comes through.
+     */
+    static void maskTheStateTableRejects(ScenarioRun run) throws Exception {
+        Steps steps = run.steps();
+        DeviceContext ctx = run.open();
+        ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
+        CompletionQueue cq = ctx.createCompletionQueue(16, null, 0, "cq");
+        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS).named("qp"));
+        QpModification noAccessFlags = QpModification.to(QpState.INIT).port(PORT).pkeyIndex(0);
+        QpModification withQkey = QpModification.init(PORT, 0, REMOTE).qkey(5);
+        QpModification skippingInit = QpModification.readyToReceive(QpType.RC, selfAddress(ctx), qp.qpNum(), 0,
+                pathMtu(ctx));
+
+        VerbsException missing = steps.fails("ibv_modify_qp RESET->INIT without the access flags, through the graph",
+                Errno.EINVAL, () -> qp.modify(noAccessFlags));
+        assertThat(missing.verb()).isEqualTo("ibv_modify_qp");
+        assertThat(missing.getMessage()).contains("'qp'", "RESET->INIT (RC QP) requires [ACCESS_FLAGS]",
+                REFUSED_BEFORE_THE_CALL);
+        assertThat(steps.fails("ibv_modify_qp RESET->INIT of an RC QP with a Q_Key, through the graph", Errno.EINVAL,
+                () -> qp.modify(withQkey)).getMessage()).contains("does not take [QKEY]", REFUSED_BEFORE_THE_CALL);
+        assertThat(steps.fails("ibv_modify_qp RESET->RTR, through the graph", Errno.EINVAL,
+                () -> qp.modify(skippingInit)).getMessage()).contains("cannot go from RESET to RTR",
+                        REFUSED_BEFORE_THE_CALL);
+        assertThat(qp.query().state()).as("the refused modifications left the QP where it was").isEqualTo(QpState.RESET);
+        // The kernel's own answer to the same three, below the graph: providerAnswersWithKernelErrno.
+
+        // Where the table allows, the device judges the values: RDMA read depth above max_qp_rd_atom.
+        qp.toInit(PORT, REMOTE);
+        qp.toReadyToReceive(selfAddress(ctx), qp.qpNum(), 0, pathMtu(ctx));
+        int tooDeep = ctx.attributes().maxQpRdAtom() + 1;
+        assertThat(steps.fails("ibv_modify_qp RTR->RTS with max_rd_atomic above max_qp_rd_atom", Errno.EINVAL,
+                () -> qp.modify(QpModification.readyToSend(QpType.RC, 0).maxRdAtomic(tooDeep))).getMessage())
+                .doesNotContain(REFUSED_BEFORE_THE_CALL);
+        steps.ok("ibv_modify_qp RTR->RTS", () -> qp.toReadyToSend(0));
+        qp.close();
+        cq.close();
+        pd.close();
+    }
+
+    private static final String REFUSED_BEFORE_THE_CALL = "refused before calling ibv_modify_qp";
 
     static void unknownDevice(ScenarioRun run) {
         VerbsException e = run.steps().fails("ibv_open_device of a device that does not exist", Errno.ENODEV,

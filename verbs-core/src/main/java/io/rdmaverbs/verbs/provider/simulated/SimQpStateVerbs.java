@@ -9,6 +9,7 @@ import io.rdmaverbs.verbs.attr.QpAttributeMask;
 import io.rdmaverbs.verbs.attr.QpAttributes;
 import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
+import io.rdmaverbs.verbs.attr.QpTransitions;
 import io.rdmaverbs.verbs.provider.QpHandle;
 
 /**
@@ -53,13 +54,9 @@ final class SimQpStateVerbs {
                 }
                 SimAhVerbs.checkAddress(verb, h.describe(), d, av);
             }
-            if (next == QpState.UNKNOWN
-                    || !QpTransitions.allowed(current, next, q.type, m.maskBits())) {
-                String rule = next == QpState.UNKNOWN ? null : QpTransitions.describe(current, next, q.type);
-                throw new VerbsException(verb, h.describe(), Errno.EINVAL, rule == null
-                        ? "a " + q.type + " QP cannot go from " + current + " to " + next
-                        : current + "->" + next + " of a " + q.type + " QP " + rule + "; the modification had "
-                                + m.mask());
+            QpTransitions.Rejection rejection = QpTransitions.check(current, q.type, m).orElse(null);
+            if (rejection != null) {
+                throw new VerbsException(verb, h.describe(), Errno.EINVAL, rejection.explanation());
             }
             int port = m.has(QpAttributeMask.PORT) ? m.port() : q.port;
             if (m.has(QpAttributeMask.PATH_MTU) && d.hasPort(port)

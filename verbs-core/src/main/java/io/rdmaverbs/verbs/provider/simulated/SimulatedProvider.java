@@ -291,8 +291,8 @@ public final class SimulatedProvider implements VerbsProvider {
     /**
      * {@code ibv_modify_qp}, checked in the kernel's order: ports ({@code modify_qp} in uverbs), the
      * address vector (a RoCE path needs a GRH and a populated source GID), the transition table
-     * ({@link QpTransitions}), then the driver's limits (path MTU, RDMA read depth). Entering ERR
-     * flushes both queues with WR_FLUSH_ERR completions; entering RESET drops them.
+     * ({@link io.rdmaverbs.verbs.attr.QpTransitions}), then the driver's limits (path MTU, RDMA read
+     * depth). Entering ERR flushes both queues with WR_FLUSH_ERR completions; entering RESET drops them.
      */
     @Override
     public void modifyQp(QpHandle qp, QpModification modification) {

@@ -1,23 +1,69 @@
-package io.rdmaverbs.verbs.provider.simulated;
+package io.rdmaverbs.verbs.attr;
 
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Map;
-
-import io.rdmaverbs.verbs.attr.QpAttributeMask;
-import io.rdmaverbs.verbs.attr.QpState;
-import io.rdmaverbs.verbs.attr.QpType;
+import java.util.Optional;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * The kernel's {@code qp_state_table} and {@code ib_modify_qp_is_ok} (drivers/infiniband/core/verbs.c):
- * which transitions exist, and per QP type which attributes each requires and which it allows. A
- * modification with a required attribute missing, or any attribute outside required + optional, fails
- * with EINVAL. XRC_SEND is the kernel's XRC_INI, XRC_RECV its XRC_TGT.
+ * The kernel's QP state-transition table ({@code qp_state_table} and {@code ib_modify_qp_is_ok} in the
+ * kernel's {@code drivers/infiniband/core/verbs.c}): which transitions exist and, per QP type, which
+ * attributes each requires and which it allows. {@code ibv_modify_qp(3)} fails with {@code EINVAL} when a
+ * required attribute is missing or any attribute is outside required + optional. XRC_SEND is the
+ * kernel's XRC_INI, XRC_RECV its XRC_TGT.
+ *
+ * <p>Provider-neutral: the resource graph checks a modification against it before calling the
+ * provider (so it can say which attribute is missing), and the simulated provider answers with it as
+ * the kernel does. Passing this check does not make a modification valid: the device still judges the
+ * values (a path MTU above the port's, an RDMA read depth above the device's), and its answer stands.
  *
  * <p>Kernel 6.1 has no RESET→ERR entry (observed: EINVAL on rxe), although older kernels had one.
  */
-final class QpTransitions {
+public final class QpTransitions {
+
+    /**
+     * Why the table rejects a modification.
+     *
+     * @param type the QP's type
+     * @param current the state the QP is in
+     * @param next the state asked for
+     * @param noSuchTransition whether the table has no {@code current → next} entry at all
+     * @param missing attributes the transition requires that the modification does not set
+     * @param notAllowed attributes the modification sets that the transition does not take
+     */
+    public record Rejection(QpType type, QpState current, QpState next, boolean noSuchTransition,
+            Set<QpAttributeMask> missing, Set<QpAttributeMask> notAllowed) {
+
+        public Rejection {
+            missing = Collections.unmodifiableSet(copy(missing));
+            notAllowed = Collections.unmodifiableSet(copy(notAllowed));
+        }
+
+        /** A sentence naming the transition and the attributes at fault. */
+        public String explanation() {
+            if (noSuchTransition) {
+                return type + " QPs cannot go from " + current + " to " + next
+                        + " (no such transition in the kernel's QP state table)";
+            }
+            StringBuilder sb = new StringBuilder().append(current).append("->").append(next).append(" (")
+                    .append(type).append(" QP)");
+            if (!missing.isEmpty()) {
+                sb.append(" requires ").append(missing).append(", which the modification does not set");
+            }
+            if (!notAllowed.isEmpty()) {
+                sb.append(missing.isEmpty() ? " does not take " : "; and it does not take ").append(notAllowed);
+            }
+            return sb.toString();
+        }
+
+        private static EnumSet<QpAttributeMask> copy(Set<QpAttributeMask> set) {
+            return set.isEmpty() ? EnumSet.noneOf(QpAttributeMask.class) : EnumSet.copyOf(set);
+        }
+    }
 
     private record Rule(Map<QpType, Integer> required, Map<QpType, Integer> optional) {
     }
@@ -121,39 +167,39 @@ final class QpTransitions {
     private QpTransitions() {
     }
 
-    /** {@code ib_modify_qp_is_ok}. */
-    static boolean allowed(QpState current, QpState next, QpType type, int mask) {
-        if ((mask & CUR_STATE) != 0 && current != QpState.RTR && current != QpState.RTS && current != QpState.SQD
-                && current != QpState.SQE) {
-            return false;
-        }
+    /**
+     * {@code ib_modify_qp_is_ok}: whether a {@code type} QP in {@code current} takes {@code modification}
+     * (its target state, or {@code current} when the modification sets no state), and if not, why.
+     */
+    public static Optional<Rejection> check(QpState current, QpType type, QpModification modification) {
+        int mask = modification.maskBits();
+        QpState next = modification.has(QpAttributeMask.STATE) ? modification.state() : current;
         Rule rule = rule(current, next);
         if (rule == null) {
-            return false;
+            return Optional.of(new Rejection(type, current, next, true, Set.of(), Set.of()));
         }
         int required = rule.required.getOrDefault(type, 0);
-        int optional = rule.optional.getOrDefault(type, 0);
-        return (mask & required) == required && (mask & ~(required | optional | STATE)) == 0;
-    }
-
-    /** The attributes a transition requires for a type, for error messages; null if the transition does not exist. */
-    static @Nullable String describe(QpState current, QpState next, QpType type) {
-        Rule rule = rule(current, next);
-        if (rule == null) {
-            return null;
+        int taken = required | rule.optional.getOrDefault(type, 0) | STATE;
+        // CUR_STATE names the state the caller believes the QP is in: only from a state a QP can leave
+        // on its own (RTR, RTS, SQD, SQE).
+        boolean curStateTaken = current == QpState.RTR || current == QpState.RTS || current == QpState.SQD
+                || current == QpState.SQE;
+        int notAllowed = (mask & ~taken) | (curStateTaken ? 0 : mask & CUR_STATE);
+        int missing = required & ~mask;
+        if (missing == 0 && notAllowed == 0) {
+            return Optional.empty();
         }
-        return "requires " + names(rule.required.getOrDefault(type, 0)) + ", allows "
-                + names(rule.optional.getOrDefault(type, 0));
+        return Optional.of(new Rejection(type, current, next, false, attributes(missing), attributes(notAllowed)));
     }
 
-    private static String names(int mask) {
-        StringBuilder sb = new StringBuilder("{");
+    private static Set<QpAttributeMask> attributes(int mask) {
+        Set<QpAttributeMask> out = EnumSet.noneOf(QpAttributeMask.class);
         for (QpAttributeMask a : QpAttributeMask.values()) {
             if ((mask & a.bit()) != 0) {
-                sb.append(sb.length() > 1 ? ", " : "").append(a);
+                out.add(a);
             }
         }
-        return sb.append('}').toString();
+        return out;
     }
 
     private static @Nullable Rule rule(QpState current, QpState next) {
