@@ -20,10 +20,11 @@ import org.jspecify.annotations.Nullable;
  *     from {@link #beginClosing} to {@link #endClosing} or {@link #markClosed}.</li>
  * <li>Once {@link #beginClosing} has returned 0, nothing is in flight and nothing can enter: the
  *     closing thread alone may call the release verb.</li>
- * <li>CLOSED is final. It is set after a drain, or without one when the native object went with its
- *     parent (then nothing can reach it any more: an operation still in flight fails natively).</li>
+ * <li>CLOSED is final. It is set after a drain; or without one for a resource made defunct, whose
+ *     native object went with its parent's release (new operations are refused from then on).</li>
  * </ul>
- * Enter and exit are lock-free and allocate nothing; only a close blocks (its drain is bounded).
+ * Enter and exit are lock-free and allocate nothing; only a close blocks (its drain is bounded). The
+ * monitor doubles as the resource's close lock, so a resource carries one small object for both.
  */
 final class LifetimeGuard {
 
