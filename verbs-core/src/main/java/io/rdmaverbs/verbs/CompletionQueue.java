@@ -182,6 +182,11 @@ public final class CompletionQueue extends VerbsResource {
     }
 
     @Override
+    CqHandle eventHandle() {
+        return handle;
+    }
+
+    @Override
     void release() {
         if (channel == null) {
             provider.destroyCq(handle);

@@ -304,6 +304,11 @@ public final class QueuePair extends VerbsResource {
     }
 
     @Override
+    QpHandle eventHandle() {
+        return handle;
+    }
+
+    @Override
     void release() {
         provider.destroyQp(handle);
     }

@@ -110,6 +110,11 @@ public final class SharedReceiveQueue extends VerbsResource {
     }
 
     @Override
+    SrqHandle eventHandle() {
+        return handle;
+    }
+
+    @Override
     void release() {
         provider.destroySrq(handle);
     }

@@ -237,7 +237,7 @@ public final class Verbs implements AutoCloseable {
     private void register(VerbsResource r) {
         r.attach();
         live.put(r.id(), r);
-        Handle h = handleOf(r);
+        Handle h = r.eventHandle();
         if (h != null) {
             byHandle.put(h, r);
         }
@@ -248,7 +248,7 @@ public final class Verbs implements AutoCloseable {
 
     void unregister(VerbsResource r) {
         live.remove(r.id());
-        Handle h = handleOf(r);
+        Handle h = r.eventHandle();
         if (h != null) {
             byHandle.remove(h);
         }
@@ -256,17 +256,6 @@ public final class Verbs implements AutoCloseable {
 
     @Nullable VerbsResource resourceOf(@Nullable Handle handle) {
         return handle == null ? null : byHandle.get(handle);
-    }
-
-    /** The handles events can name (CQ events, and QP/CQ/SRQ async events); only those are indexed. */
-    private static @Nullable Handle handleOf(VerbsResource r) {
-        return switch (r) {
-            case CompletionQueue c -> c.handle;
-            case SharedReceiveQueue s -> s.handle;
-            case QueuePair q -> q.handle;
-            case XrcReceiveQpRegistration x -> x.handle;
-            default -> null;
-        };
     }
 
     void fireClosed(VerbsResource r) {

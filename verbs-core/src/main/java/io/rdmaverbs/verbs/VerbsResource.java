@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
+import io.rdmaverbs.verbs.provider.Handle;
 
 import org.jspecify.annotations.Nullable;
 
@@ -331,6 +332,14 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /** Calls the release verb through the provider. */
     abstract void release();
+
+    /**
+     * The handle events name this resource by (CQ events; QP, CQ and SRQ async events), or null for
+     * kinds no event names: only those are indexed.
+     */
+    @Nullable Handle eventHandle() {
+        return null;
+    }
 
     /**
      * Wakes the threads blocked in this resource's provider-level waits (a channel's or context's event

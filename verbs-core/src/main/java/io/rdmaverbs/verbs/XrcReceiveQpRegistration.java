@@ -62,6 +62,11 @@ public final class XrcReceiveQpRegistration extends VerbsResource {
     }
 
     @Override
+    QpHandle eventHandle() {
+        return handle;
+    }
+
+    @Override
     void release() {
         provider.destroyQp(handle);
     }
