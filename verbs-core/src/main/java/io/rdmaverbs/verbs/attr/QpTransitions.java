@@ -180,8 +180,8 @@ public final class QpTransitions {
         }
         int required = rule.required.getOrDefault(type, 0);
         int taken = required | rule.optional.getOrDefault(type, 0) | STATE;
-        // CUR_STATE names the state the caller believes the QP is in: only from a state a QP can leave
-        // on its own (RTR, RTS, SQD, SQE).
+        // ib_modify_qp_is_ok refuses CUR_STATE (the state the caller says the QP is in) from any state but
+        // RTR, RTS, SQD and SQE, whatever the entry allows.
         boolean curStateTaken = current == QpState.RTR || current == QpState.RTS || current == QpState.SQD
                 || current == QpState.SQE;
         int notAllowed = (mask & ~taken) | (curStateTaken ? 0 : mask & CUR_STATE);
