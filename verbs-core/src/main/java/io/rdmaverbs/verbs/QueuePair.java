@@ -222,7 +222,8 @@ public final class QueuePair extends VerbsResource {
 
     /**
      * {@code ibv_attach_mcast}: the QP (UD) receives datagrams sent to {@code group}. While attached,
-     * the QP cannot be destroyed; close the attachment ({@code ibv_detach_mcast}) first.
+     * the QP cannot be destroyed; close the attachment ({@code ibv_detach_mcast}) first. Reports name
+     * the attachment after the group.
      */
     public MulticastAttachment attachMulticast(Gid group, int lid) {
         return newAttachment(group, lid, null);

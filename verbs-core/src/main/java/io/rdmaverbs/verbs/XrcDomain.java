@@ -68,7 +68,8 @@ public final class XrcDomain extends VerbsResource {
     /**
      * {@code ibv_open_qp}: registers this process with the existing XRC receive QP {@code qpNum} of this
      * domain (the rdma-core successor of {@code ibv_reg_xrc_rcv_qp(3)}). Closing the
-     * registration unregisters; the QP is destroyed when the last registration goes.
+     * registration unregisters; the QP is destroyed when the last registration goes. Reports name the
+     * registration after the QP number.
      */
     public XrcReceiveQpRegistration openReceiveQueuePair(int qpNum) {
         return newRegistration(qpNum, null);
