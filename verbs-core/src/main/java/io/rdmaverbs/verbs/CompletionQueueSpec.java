@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record CompletionQueueSpec(int entries, @Nullable CompletionChannel channel, int compVector) {
 
+    /** Refuses what no device accepts (no entries, a negative vector), naming the field. */
     public CompletionQueueSpec {
         if (entries < 1) {
             throw new IllegalArgumentException("entries must be at least 1 (and at most the device's max_cqe), was "

@@ -28,6 +28,7 @@ import org.jspecify.annotations.Nullable;
 public record QueuePairSpec(QpType type, CompletionQueue sendCq, @Nullable CompletionQueue recvCq,
         @Nullable SharedReceiveQueue srq, QpCapabilities capabilities, boolean signalAll) {
 
+    /** Refuses a missing CQ or capabilities, and receive settings that do not fit the type, naming the field. */
     public QueuePairSpec {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(sendCq, "sendCq");

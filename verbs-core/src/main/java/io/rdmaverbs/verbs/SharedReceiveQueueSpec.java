@@ -29,6 +29,10 @@ import org.jspecify.annotations.Nullable;
 public record SharedReceiveQueueSpec(SrqType type, @Nullable XrcDomain xrcDomain,
         @Nullable CompletionQueue completionQueue, int maxWr, int maxSge, int limit) {
 
+    /**
+     * Refuses sizes no device accepts, and a domain, CQ or limit that does not fit the type, naming the
+     * field.
+     */
     public SharedReceiveQueueSpec {
         Objects.requireNonNull(type, "type");
         if (maxWr < 1) {

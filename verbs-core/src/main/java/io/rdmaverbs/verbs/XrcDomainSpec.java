@@ -27,6 +27,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record XrcDomainSpec(@Nullable Path file, int descriptor, boolean create, boolean exclusive) {
 
+    /** Refuses a negative descriptor, a file and a descriptor at once, and O_EXCL without O_CREAT. */
     public XrcDomainSpec {
         if (descriptor < -1) {
             throw new IllegalArgumentException("descriptor must be an open file descriptor or -1, was " + descriptor);

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
-import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
-import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -15,14 +13,13 @@ class QueuePairSpecTest {
 
     private static final QpCapabilities CAPS = QpCapabilities.of(16, 16);
 
-    private final Verbs verbs = Verbs.using(SimulatedProvider.of(DeviceProfile.mlx5("mlx5_0")));
-    private final DeviceContext ctx = verbs.openDevice("mlx5_0");
-    private final ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
-    private final CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(16), "cq");
+    private final Mlx5Graph graph = new Mlx5Graph();
+    private final ProtectionDomain pd = graph.pd;
+    private final CompletionQueue cq = graph.cq;
 
     @AfterEach
     void closeGraph() {
-        verbs.close();
+        graph.close();
     }
 
     @Test
