@@ -48,17 +48,17 @@ public record QueuePairSpec(QpType type, CompletionQueue sendCq, @Nullable Compl
 
     /** A reliable-connected QP, every send signaled. */
     public static QueuePairSpec rc(CompletionQueue sendCq, CompletionQueue recvCq, QpCapabilities caps) {
-        return new QueuePairSpec(QpType.RC, sendCq, Objects.requireNonNull(recvCq, "recvCq"), null, caps, true);
+        return new QueuePairSpec(QpType.RC, sendCq, recvCq, null, caps, true);
     }
 
     /** An unreliable-datagram QP, every send signaled. */
     public static QueuePairSpec ud(CompletionQueue sendCq, CompletionQueue recvCq, QpCapabilities caps) {
-        return new QueuePairSpec(QpType.UD, sendCq, Objects.requireNonNull(recvCq, "recvCq"), null, caps, true);
+        return new QueuePairSpec(QpType.UD, sendCq, recvCq, null, caps, true);
     }
 
     /** An unreliable-connected QP, every send signaled. */
     public static QueuePairSpec uc(CompletionQueue sendCq, CompletionQueue recvCq, QpCapabilities caps) {
-        return new QueuePairSpec(QpType.UC, sendCq, Objects.requireNonNull(recvCq, "recvCq"), null, caps, true);
+        return new QueuePairSpec(QpType.UC, sendCq, recvCq, null, caps, true);
     }
 
     /** An XRC initiator (send) QP, every send signaled: it sends into remote XRC SRQs by number. */

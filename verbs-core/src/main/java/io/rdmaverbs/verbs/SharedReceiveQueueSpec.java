@@ -71,8 +71,7 @@ public record SharedReceiveQueueSpec(SrqType type, @Nullable XrcDomain xrcDomain
      * {@code maxWr} receive work requests of one scatter/gather entry.
      */
     public static SharedReceiveQueueSpec xrc(XrcDomain xrcDomain, CompletionQueue completionQueue, int maxWr) {
-        return new SharedReceiveQueueSpec(SrqType.XRC, Objects.requireNonNull(xrcDomain, "xrcDomain"),
-                Objects.requireNonNull(completionQueue, "completionQueue"), maxWr, 1, 0);
+        return new SharedReceiveQueueSpec(SrqType.XRC, xrcDomain, completionQueue, maxWr, 1, 0);
     }
 
     /** The same SRQ with up to {@code entries} scatter/gather entries per work request. */
