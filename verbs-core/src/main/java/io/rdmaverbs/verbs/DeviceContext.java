@@ -1,5 +1,6 @@
 package io.rdmaverbs.verbs;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -12,7 +13,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.Gid;
-import io.rdmaverbs.verbs.attr.OpenFlags;
 import io.rdmaverbs.verbs.attr.PortAttributes;
 import io.rdmaverbs.verbs.provider.AsyncEventRecord;
 import io.rdmaverbs.verbs.provider.ContextHandle;
@@ -99,54 +99,50 @@ public final class DeviceContext extends VerbsResource {
 
     // ---- creation verbs -------------------------------------------------------------------------
 
-    /** {@code ibv_alloc_pd}. */
+    /** {@code ibv_alloc_pd(3)}; reports name it by kind and number ({@code pd#3}). */
     public ProtectionDomain allocateProtectionDomain() {
-        return allocateProtectionDomain(null);
+        return newProtectionDomain(null);
     }
 
-    public ProtectionDomain allocateProtectionDomain(@Nullable String name) {
+    /** {@code ibv_alloc_pd(3)}, named {@code name} in reports. */
+    public ProtectionDomain allocateProtectionDomain(String name) {
+        return newProtectionDomain(Objects.requireNonNull(name, "name"));
+    }
+
+    private ProtectionDomain newProtectionDomain(@Nullable String name) {
         return verbs.create(this, List.of(this),
                 () -> new ProtectionDomain(this, provider.allocPd(handle), name));
     }
 
     /**
-     * {@code ibv_open_xrcd} (seed 000): open or create the XRC domain named by a file's inode, shared
-     * with every process (and context) that opens the same file, or a private one.
+     * {@code ibv_open_xrcd(3)}: opens or creates the XRC domain named by a file's inode, shared with every
+     * process (and context) that opens the same file, or a private one.
      */
-    public XrcDomain openXrcDomain(XrcDomainOptions options) {
-        return openXrcDomain(options, null);
+    public XrcDomain openXrcDomain(XrcDomainSpec spec) {
+        return newXrcDomain(spec, null);
     }
 
-    public XrcDomain openXrcDomain(XrcDomainOptions options, @Nullable String name) {
-        Objects.requireNonNull(options, "options");
-        int oflags = (options.create() ? OpenFlags.CREATE : 0) | (options.exclusive() ? OpenFlags.EXCLUSIVE : 0);
+    /** {@link #openXrcDomain(XrcDomainSpec)}, named {@code name} in reports. */
+    public XrcDomain openXrcDomain(XrcDomainSpec spec, String name) {
+        return newXrcDomain(spec, Objects.requireNonNull(name, "name"));
+    }
+
+    private XrcDomain newXrcDomain(XrcDomainSpec spec, @Nullable String name) {
+        Objects.requireNonNull(spec, "spec");
+        int oflags = spec.openFlags();
+        Path file = spec.file();
         return verbs.create(this, List.of(this), () -> {
-            int fd = options.file() == null ? -1 : provider.openFile(options.file(), options.create());
+            // Without a file, the descriptor (or -1) is the caller's: it keeps it, so it is not closed here.
+            int fd = file == null ? spec.descriptor() : provider.openFile(file, spec.create());
             try {
-                return new XrcDomain(this, openXrcd(fd, oflags), options, name);
+                return new XrcDomain(this, openXrcd(fd, oflags), spec, name);
             } finally {
-                if (fd >= 0) {
+                if (file != null) {
                     // The kernel holds the inode from here on; the descriptor is no longer needed.
                     provider.closeFile(fd);
                 }
             }
         });
-    }
-
-    /**
-     * {@code ibv_open_xrcd} on a descriptor the caller owns (and keeps: it is not closed here).
-     *
-     * @param fd an open descriptor naming the domain's inode, or -1
-     * @param oflags {@link OpenFlags} bits
-     */
-    public XrcDomain openXrcDomain(int fd, int oflags, @Nullable String name) {
-        if ((oflags & ~(OpenFlags.CREATE | OpenFlags.EXCLUSIVE)) != 0) {
-            throw new IllegalArgumentException("ibv_open_xrcd understands only O_CREAT and O_EXCL, got oflags 0"
-                    + Integer.toOctalString(oflags));
-        }
-        XrcDomainOptions options = new XrcDomainOptions(null, (oflags & OpenFlags.CREATE) != 0,
-                (oflags & OpenFlags.EXCLUSIVE) != 0);
-        return verbs.create(this, List.of(this), () -> new XrcDomain(this, openXrcd(fd, oflags), options, name));
     }
 
     private io.rdmaverbs.verbs.provider.XrcdHandle openXrcd(int fd, int oflags) {
@@ -162,35 +158,44 @@ public final class DeviceContext extends VerbsResource {
         }
     }
 
-    /** {@code ibv_create_comp_channel}. */
+    /** {@code ibv_create_comp_channel(3)}; reports name it by kind and number. */
     public CompletionChannel createCompletionChannel() {
-        return createCompletionChannel(null);
+        return newCompletionChannel(null);
     }
 
-    public CompletionChannel createCompletionChannel(@Nullable String name) {
+    /** {@code ibv_create_comp_channel(3)}, named {@code name} in reports. */
+    public CompletionChannel createCompletionChannel(String name) {
+        return newCompletionChannel(Objects.requireNonNull(name, "name"));
+    }
+
+    private CompletionChannel newCompletionChannel(@Nullable String name) {
         return verbs.create(this, List.of(this),
                 () -> new CompletionChannel(this, provider.createCompChannel(handle), name));
     }
 
-    /** {@code ibv_create_cq} without a completion channel, on vector 0. */
-    public CompletionQueue createCompletionQueue(int entries) {
-        return createCompletionQueue(entries, null, 0, null);
+    /**
+     * {@code ibv_create_cq(3)}, after checking {@code spec} against this device's {@code max_cqe} and
+     * {@code num_comp_vectors}, and that its channel belongs to this context.
+     */
+    public CompletionQueue createCompletionQueue(CompletionQueueSpec spec) {
+        return newCompletionQueue(spec, null);
     }
 
-    /**
-     * {@code ibv_create_cq}.
-     *
-     * @param entries at least this many entries, 1..{@code max_cqe}
-     * @param channel where completion events go, or {@code null}
-     * @param compVector 0..{@code num_comp_vectors - 1}
-     */
-    public CompletionQueue createCompletionQueue(int entries, @Nullable CompletionChannel channel, int compVector,
-            @Nullable String name) {
-        if (entries < 1 || entries > attributes.maxCqe()) {
+    /** {@link #createCompletionQueue(CompletionQueueSpec)}, named {@code name} in reports. */
+    public CompletionQueue createCompletionQueue(CompletionQueueSpec spec, String name) {
+        return newCompletionQueue(spec, Objects.requireNonNull(name, "name"));
+    }
+
+    private CompletionQueue newCompletionQueue(CompletionQueueSpec spec, @Nullable String name) {
+        Objects.requireNonNull(spec, "spec");
+        int entries = spec.entries();
+        CompletionChannel channel = spec.channel();
+        int compVector = spec.compVector();
+        if (entries > attributes.maxCqe()) {
             throw new IllegalArgumentException("a CQ on " + device.name() + " holds 1.." + attributes.maxCqe()
                     + " entries (max_cqe), asked for " + entries);
         }
-        if (compVector < 0 || compVector >= attributes.numCompVectors()) {
+        if (compVector >= attributes.numCompVectors()) {
             throw new IllegalArgumentException("completion vector " + compVector + " does not exist on "
                     + device.name() + ": vectors are 0.." + (attributes.numCompVectors() - 1));
         }

@@ -44,14 +44,19 @@ public final class ProtectionDomain extends VerbsResource {
     }
 
     /**
-     * {@code ibv_reg_mr} on memory the caller owns. The segment must be native and stay alive while the
+     * {@code ibv_reg_mr(3)} on memory the caller owns. The segment must be native and stay alive while the
      * region is registered.
      */
     public MemoryRegion registerMemory(MemorySegment buffer, Set<AccessFlag> access) {
-        return registerMemory(buffer, access, null);
+        return newRegisteredMemory(buffer, access, null);
     }
 
-    public MemoryRegion registerMemory(MemorySegment buffer, Set<AccessFlag> access, @Nullable String name) {
+    /** {@link #registerMemory(MemorySegment, Set)}, named {@code name} in reports. */
+    public MemoryRegion registerMemory(MemorySegment buffer, Set<AccessFlag> access, String name) {
+        return newRegisteredMemory(buffer, access, Objects.requireNonNull(name, "name"));
+    }
+
+    private MemoryRegion newRegisteredMemory(MemorySegment buffer, Set<AccessFlag> access, @Nullable String name) {
         checkRegistrable(buffer, access);
         return verbs.create(this, List.of(this),
                 () -> new MemoryRegion(this, provider.regMr(handle, buffer, AccessFlag.mask(access)), buffer, access,
@@ -62,7 +67,16 @@ public final class ProtectionDomain extends VerbsResource {
      * Allocates {@code size} bytes of page-aligned native memory and registers it; the memory is freed
      * when the region is closed.
      */
-    public MemoryRegion allocateMemory(long size, Set<AccessFlag> access, @Nullable String name) {
+    public MemoryRegion allocateMemory(long size, Set<AccessFlag> access) {
+        return newAllocatedMemory(size, access, null);
+    }
+
+    /** {@link #allocateMemory(long, Set)}, named {@code name} in reports. */
+    public MemoryRegion allocateMemory(long size, Set<AccessFlag> access, String name) {
+        return newAllocatedMemory(size, access, Objects.requireNonNull(name, "name"));
+    }
+
+    private MemoryRegion newAllocatedMemory(long size, Set<AccessFlag> access, @Nullable String name) {
         if (size <= 0) {
             throw new IllegalArgumentException("a memory region needs at least one byte, asked for " + size);
         }
@@ -109,42 +123,79 @@ public final class ProtectionDomain extends VerbsResource {
         }
     }
 
-    /** {@code ibv_create_ah}: where UD sends go. */
+    /** {@code ibv_create_ah(3)}: where UD sends go. */
     public AddressHandle createAddressHandle(AddressVector address) {
-        return createAddressHandle(address, null);
+        return newAddressHandle(address, null);
     }
 
-    public AddressHandle createAddressHandle(AddressVector address, @Nullable String name) {
+    /** {@link #createAddressHandle(AddressVector)}, named {@code name} in reports. */
+    public AddressHandle createAddressHandle(AddressVector address, String name) {
+        return newAddressHandle(address, Objects.requireNonNull(name, "name"));
+    }
+
+    private AddressHandle newAddressHandle(AddressVector address, @Nullable String name) {
         Objects.requireNonNull(address, "address");
         context.checkPort(address.portNumber());
         return verbs.create(this, List.of(this),
                 () -> new AddressHandle(this, provider.createAh(handle, address), address, name));
     }
 
-    /** {@code ibv_create_srq} (a basic SRQ in this domain). */
-    public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, int limit, @Nullable String name) {
-        checkSrq(context.attributes(), maxWr, maxSge, limit);
-        return verbs.create(this, List.of(this), () -> new SharedReceiveQueue(this, null, null,
-                provider.createSrq(context.handle, new SrqInitSpec(SrqType.BASIC, handle, null, null, maxWr, maxSge,
-                        limit)), SrqType.BASIC, maxWr, maxSge, name));
+    /**
+     * {@code ibv_create_srq(3)} of a basic SRQ in this domain, or {@code ibv_create_srq_ex(3)} of an XRC
+     * SRQ (its XRC domain and CQ from {@code spec}), after checking {@code spec} against this device's
+     * {@code max_srq_wr} and {@code max_srq_sge}, and that its XRC domain and CQ belong to this context.
+     */
+    public SharedReceiveQueue createSharedReceiveQueue(SharedReceiveQueueSpec spec) {
+        return newSharedReceiveQueue(spec, null);
     }
 
-    static void checkSrq(DeviceAttributes a, int maxWr, int maxSge, int limit) {
-        if (maxWr < 1 || maxWr > a.maxSrqWr()) {
+    /** {@link #createSharedReceiveQueue(SharedReceiveQueueSpec)}, named {@code name} in reports. */
+    public SharedReceiveQueue createSharedReceiveQueue(SharedReceiveQueueSpec spec, String name) {
+        return newSharedReceiveQueue(spec, Objects.requireNonNull(name, "name"));
+    }
+
+    private SharedReceiveQueue newSharedReceiveQueue(SharedReceiveQueueSpec spec, @Nullable String name) {
+        Objects.requireNonNull(spec, "spec");
+        checkSrq(context.attributes(), spec);
+        XrcDomain xrcd = spec.xrcDomain();
+        CompletionQueue cq = spec.completionQueue();
+        List<VerbsResource> guards = new ArrayList<>(List.of(context, this));
+        if (xrcd != null) {
+            context.requireSameContext(xrcd, "XRC domain");
+            guards.add(xrcd);
+        }
+        if (cq != null) {
+            context.requireSameContext(cq, "CQ");
+            guards.add(cq);
+        }
+        SrqInitSpec init = new SrqInitSpec(spec.type(), handle, xrcd == null ? null : xrcd.handle,
+                cq == null ? null : cq.handle, spec.maxWr(), spec.maxSge(), spec.limit());
+        return verbs.create(this, guards, () -> new SharedReceiveQueue(this, xrcd, cq,
+                provider.createSrq(context.handle, init), spec.type(), spec.maxWr(), spec.maxSge(), name));
+    }
+
+    private static void checkSrq(DeviceAttributes a, SharedReceiveQueueSpec spec) {
+        if (spec.maxWr() > a.maxSrqWr()) {
             throw new IllegalArgumentException("an SRQ holds 1.." + a.maxSrqWr() + " work requests (max_srq_wr), asked for "
-                    + maxWr);
+                    + spec.maxWr());
         }
-        if (maxSge < 1 || maxSge > a.maxSrqSge()) {
+        if (spec.maxSge() > a.maxSrqSge()) {
             throw new IllegalArgumentException("an SRQ work request has 1.." + a.maxSrqSge()
-                    + " scatter/gather entries (max_srq_sge), asked for " + maxSge);
-        }
-        if (limit < 0 || limit > maxWr) {
-            throw new IllegalArgumentException("the SRQ limit must be 0.." + maxWr + ", was " + limit);
+                    + " scatter/gather entries (max_srq_sge), asked for " + spec.maxSge());
         }
     }
 
-    /** {@code ibv_create_qp_ex} for RC, UC, UD and XRC send QPs in this domain. */
+    /** {@code ibv_create_qp_ex(3)} for RC, UC, UD and XRC send QPs in this domain. */
     public QueuePair createQueuePair(QueuePairSpec spec) {
+        return newQueuePair(spec, null);
+    }
+
+    /** {@link #createQueuePair(QueuePairSpec)}, named {@code name} in reports. */
+    public QueuePair createQueuePair(QueuePairSpec spec, String name) {
+        return newQueuePair(spec, Objects.requireNonNull(name, "name"));
+    }
+
+    private QueuePair newQueuePair(QueuePairSpec spec, @Nullable String name) {
         Objects.requireNonNull(spec, "spec");
         checkCapabilities(context.attributes(), spec.capabilities(), spec.srq() != null);
         context.requireSameContext(spec.sendCq(), "send CQ");
@@ -169,7 +220,7 @@ public final class ProtectionDomain extends VerbsResource {
                 spec.recvCq() == null ? null : spec.recvCq().handle, spec.srq() == null ? null : spec.srq().handle,
                 spec.capabilities(), spec.signalAll());
         return verbs.create(this, guards, () -> new QueuePair(context, this, null, spec.sendCq(), spec.recvCq(),
-                spec.srq(), provider.createQp(context.handle, init), spec.name()));
+                spec.srq(), provider.createQp(context.handle, init), name));
     }
 
     static void checkCapabilities(DeviceAttributes a, QpCapabilities c, boolean withSrq) {

@@ -252,9 +252,19 @@ public final class QueuePair extends VerbsResource {
 
     /**
      * {@code ibv_attach_mcast}: the QP (UD) receives datagrams sent to {@code group}. While attached,
-     * the QP cannot be destroyed; close the attachment ({@code ibv_detach_mcast}) first.
+     * the QP cannot be destroyed; close the attachment ({@code ibv_detach_mcast}) first. Reports name
+     * the attachment after the group.
      */
-    public MulticastAttachment attachMulticast(Gid group, int lid, @Nullable String name) {
+    public MulticastAttachment attachMulticast(Gid group, int lid) {
+        return newAttachment(group, lid, null);
+    }
+
+    /** {@link #attachMulticast(Gid, int)}, named {@code name} in reports. */
+    public MulticastAttachment attachMulticast(Gid group, int lid, String name) {
+        return newAttachment(group, lid, Objects.requireNonNull(name, "name"));
+    }
+
+    private MulticastAttachment newAttachment(Gid group, int lid, @Nullable String name) {
         Objects.requireNonNull(group, "group");
         if (!group.isMulticast()) {
             throw new IllegalArgumentException(group + " is not a multicast GID (ff00::/8)");

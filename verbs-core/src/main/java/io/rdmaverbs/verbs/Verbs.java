@@ -67,13 +67,30 @@ public final class Verbs implements AutoCloseable {
         return provider.devices();
     }
 
-    /** Opens the device named {@code nameOrGuid} (a kernel name such as {@code rxe0}, or a node GUID). */
+    /**
+     * {@code ibv_open_device(3)} of the device named {@code nameOrGuid} (a kernel name such as
+     * {@code rxe0}, or a node GUID); reports name the context after the device.
+     */
     public DeviceContext openDevice(String nameOrGuid) {
-        return openDevice(findDevice(nameOrGuid), null);
+        return newContext(findDevice(nameOrGuid), null);
     }
 
-    /** Opens {@code device}, naming the context {@code name} in reports. */
-    public DeviceContext openDevice(DeviceInfo device, @Nullable String name) {
+    /** {@link #openDevice(String)}, naming the context {@code name} in reports. */
+    public DeviceContext openDevice(String nameOrGuid, String name) {
+        return newContext(findDevice(nameOrGuid), Objects.requireNonNull(name, "name"));
+    }
+
+    /** {@code ibv_open_device(3)} of {@code device}; reports name the context after the device. */
+    public DeviceContext openDevice(DeviceInfo device) {
+        return newContext(device, null);
+    }
+
+    /** {@link #openDevice(DeviceInfo)}, naming the context {@code name} in reports. */
+    public DeviceContext openDevice(DeviceInfo device, String name) {
+        return newContext(device, Objects.requireNonNull(name, "name"));
+    }
+
+    private DeviceContext newContext(DeviceInfo device, @Nullable String name) {
         Objects.requireNonNull(device, "device");
         ContextHandle handle;
         try {

@@ -5,6 +5,7 @@ import java.util.EnumSet;
 
 import io.rdmaverbs.benchmarks.NativeFixtures;
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.ProtectionDomain;
@@ -89,7 +90,7 @@ public class FakeDevice {
 
         DeviceContext context = verbs.openDevice("fake0");
         ProtectionDomain pd = context.allocateProtectionDomain();
-        cq = context.createCompletionQueue(CQ_ENTRIES);
+        cq = context.createCompletionQueue(CompletionQueueSpec.of(CQ_ENTRIES));
         cqPointer = HotPathLoops.lastCreated("fake_last_cq");
         qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPABILITIES));
         qpPointer = HotPathLoops.lastCreated("fake_last_qp");

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.QueuePairSpec;
@@ -70,7 +71,7 @@ public class ApiPairs {
         verbs = Verbs.using(NativeVerbsProvider.load());
         context = verbs.openDevice(device);
         pd = context.allocateProtectionDomain();
-        cq = context.createCompletionQueue(CQ_ENTRIES);
+        cq = context.createCompletionQueue(CompletionQueueSpec.of(CQ_ENTRIES));
         rc = QueuePairSpec.rc(cq, cq, CAPABILITIES);
         arena = Arena.ofShared();
         buffer = arena.allocate(MR_SIZE, 4096);
@@ -89,7 +90,7 @@ public class ApiPairs {
 
     @Benchmark
     public void cq() {
-        context.createCompletionQueue(CQ_ENTRIES).close();
+        context.createCompletionQueue(CompletionQueueSpec.of(CQ_ENTRIES)).close();
     }
 
     @Benchmark

@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.QueuePairSpec;
@@ -71,7 +72,7 @@ public final class Population implements AutoCloseable {
         EnumSet<AccessFlag> access = EnumSet.of(AccessFlag.LOCAL_WRITE);
         for (int i = 0; i < units; i++) {
             ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(16);
+            CompletionQueue cq = context.createCompletionQueue(CompletionQueueSpec.of(16));
             pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPABILITIES));
             pd.registerMemory(memory.asSlice((long) i * REGION, REGION), access);
         }
@@ -88,7 +89,7 @@ public final class Population implements AutoCloseable {
         if (left > 0) {
             ProtectionDomain pd = context.allocateProtectionDomain();
             if (left > 1) {
-                CompletionQueue cq = context.createCompletionQueue(16);
+                CompletionQueue cq = context.createCompletionQueue(CompletionQueueSpec.of(16));
                 if (left > 2) {
                     pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPABILITIES));
                 }

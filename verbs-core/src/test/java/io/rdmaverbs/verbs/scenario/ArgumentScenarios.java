@@ -7,6 +7,7 @@ import java.util.List;
 
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Errno;
 import io.rdmaverbs.verbs.MemoryRegion;
@@ -62,17 +63,19 @@ final class ArgumentScenarios {
         DeviceContext ctx = run.open();
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
         CompletionChannel channel = ctx.createCompletionChannel("channel");
-        CompletionQueue cq = ctx.createCompletionQueue(16, null, 0, "cq");
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(16), "cq");
         int maxCqe = ctx.attributes().maxCqe();
         int vectors = ctx.attributes().numCompVectors();
         int before = run.verbs().resources().size();
 
         assertThat(steps.rejected("CQ with 0 entries", IllegalArgumentException.class,
-                () -> ctx.createCompletionQueue(0)).getMessage()).contains("max_cqe");
+                () -> ctx.createCompletionQueue(CompletionQueueSpec.of(0))).getMessage()).contains("max_cqe");
         assertThat(steps.rejected("CQ with max_cqe + 1 entries", IllegalArgumentException.class,
-                () -> ctx.createCompletionQueue(maxCqe + 1)).getMessage()).contains(String.valueOf(maxCqe));
+                () -> ctx.createCompletionQueue(CompletionQueueSpec.of(maxCqe + 1))).getMessage())
+                .contains(String.valueOf(maxCqe));
         assertThat(steps.rejected("CQ on a completion vector that does not exist", IllegalArgumentException.class,
-                () -> ctx.createCompletionQueue(4, channel, vectors, null)).getMessage()).contains("vector");
+                () -> ctx.createCompletionQueue(CompletionQueueSpec.of(4).withChannel(channel).withCompVector(vectors)))
+                .getMessage()).contains("vector");
         assertThat(steps.rejected("query of port 0", IllegalArgumentException.class,
                 () -> ctx.queryPort(0)).getMessage()).contains("ports are 1..");
         steps.rejected("query of a port past the last", IllegalArgumentException.class,
@@ -80,14 +83,14 @@ final class ArgumentScenarios {
         assertThat(steps.rejected("registering a heap segment", IllegalArgumentException.class,
                 () -> pd.registerMemory(MemorySegment.ofArray(new byte[64]), LOCAL)).getMessage()).contains("heap");
         steps.rejected("remote write without local write", IllegalArgumentException.class,
-                () -> pd.allocateMemory(64, EnumSet.of(AccessFlag.REMOTE_WRITE), null));
+                () -> pd.allocateMemory(64, EnumSet.of(AccessFlag.REMOTE_WRITE)));
         steps.rejected("a QP asking for more work requests than max_qp_wr", IllegalArgumentException.class,
                 () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq,
                         new QpCapabilities(ctx.attributes().maxQpWr() + 1, 1, 1, 1, 0))));
         steps.rejected("a non-multicast GID for multicast", IllegalArgumentException.class, () -> {
             QueuePair ud = pd.createQueuePair(QueuePairSpec.ud(cq, cq, CAPS));
             try {
-                ud.attachMulticast(Gid.parse("fe80:0000:0000:0000:0000:0000:0000:0001"), 0, null);
+                ud.attachMulticast(Gid.parse("fe80:0000:0000:0000:0000:0000:0000:0001"), 0);
             } finally {
                 ud.close();
             }
@@ -101,12 +104,12 @@ final class ArgumentScenarios {
         Verbs other = run.otherGraph();
         try {
             DeviceContext foreign = other.openDevice(run.device(), "foreign");
-            CompletionQueue foreignCq = foreign.createCompletionQueue(4);
+            CompletionQueue foreignCq = foreign.createCompletionQueue(CompletionQueueSpec.of(4));
             assertThat(steps.rejected("a QP on a CQ of another graph", IllegalArgumentException.class,
                     () -> pd.createQueuePair(QueuePairSpec.rc(foreignCq, foreignCq, CAPS))).getMessage())
                     .contains("another resource graph");
             DeviceContext second = run.verbs().openDevice(run.device(), "second");
-            CompletionQueue otherCtxCq = second.createCompletionQueue(4);
+            CompletionQueue otherCtxCq = second.createCompletionQueue(CompletionQueueSpec.of(4));
             assertThat(steps.rejected("a QP on a CQ of another context", IllegalArgumentException.class,
                     () -> pd.createQueuePair(QueuePairSpec.rc(otherCtxCq, otherCtxCq, CAPS))).getMessage())
                     .contains("belongs to device context");
@@ -129,7 +132,7 @@ final class ArgumentScenarios {
             }
             sender.close();
             freed.close();
-            CompletionQueue closedCq = ctx.createCompletionQueue(4);
+            CompletionQueue closedCq = ctx.createCompletionQueue(CompletionQueueSpec.of(4));
             closedCq.close();
             steps.rejected("a QP on a closed CQ", ResourceClosedException.class,
                     () -> pd.createQueuePair(QueuePairSpec.rc(closedCq, closedCq, CAPS)));

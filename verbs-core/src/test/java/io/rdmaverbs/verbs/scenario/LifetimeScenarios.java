@@ -19,6 +19,7 @@ import io.rdmaverbs.verbs.CloseRefusedException;
 import io.rdmaverbs.verbs.CloseReport;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Lease;
 import io.rdmaverbs.verbs.MemoryRegion;
@@ -74,8 +75,8 @@ final class LifetimeScenarios {
         DeviceContext ctx = run.open();
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
         MemoryRegion mr = pd.allocateMemory(4096, LOCAL, "mr");
-        CompletionQueue cq = ctx.createCompletionQueue(8, null, 0, "cq");
-        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS).named("qp"));
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(8), "cq");
+        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS), "qp");
 
         CloseRefusedException refusal = steps.refused("strict close of the PD", pd::close);
         assertThat(refusal.verb()).isEqualTo("ibv_dealloc_pd");
@@ -95,10 +96,10 @@ final class LifetimeScenarios {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
         CompletionChannel channel = ctx.createCompletionChannel("channel");
-        CompletionQueue cq = ctx.createCompletionQueue(8, channel, 0, "cq");
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(8).withChannel(channel), "cq");
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
         MemoryRegion mr = pd.allocateMemory(4096, LOCAL, "mr");
-        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS).named("qp"));
+        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS), "qp");
 
         CloseReport report = steps.make("cascade close of the context",
                 () -> run.verbs().close(List.of(ctx), ClosePolicy.CASCADE));
@@ -176,7 +177,7 @@ final class LifetimeScenarios {
         assertThat(before).as("the provider can be asked what it holds").containsKeys("pd", "cq", "qp", "mr");
         DeviceContext ctx = run.open();
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
-        CompletionQueue cq = ctx.createCompletionQueue(8);
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(8));
         QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS));
         MemoryRegion mr = pd.allocateMemory(4096, LOCAL, "mr");
         java.util.Map<String, Integer> during = run.liveObjects();
@@ -194,7 +195,7 @@ final class LifetimeScenarios {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
-        CompletionQueue cq = ctx.createCompletionQueue(4);
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(4));
         steps.ok("ibv_dealloc_pd", pd::close);
         pd.close();
         pd.close(ClosePolicy.CASCADE);
@@ -207,8 +208,8 @@ final class LifetimeScenarios {
     static void useAfterCloseIsRejected(ScenarioRun run) throws Exception {
         DeviceContext ctx = run.open();
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
-        CompletionQueue cq = ctx.createCompletionQueue(4, null, 0, "cq");
-        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS).named("qp"));
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(4), "cq");
+        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS), "qp");
         MemoryRegion mr = pd.allocateMemory(64, LOCAL, "mr");
         var send = qp.newSendRequest(1).single(mr, 0, 64);
         WorkCompletions wc = cq.newWorkCompletions(4);
@@ -232,7 +233,7 @@ final class LifetimeScenarios {
         assertThatThrownBy(() -> cq.poll(wc)).isInstanceOf(ResourceClosedException.class);
         assertThatThrownBy(() -> cq.requestNotification(false)).isInstanceOf(ResourceClosedException.class);
         pd.close();
-        assertThatThrownBy(() -> pd.allocateMemory(64, LOCAL, null)).isInstanceOf(ResourceClosedException.class);
+        assertThatThrownBy(() -> pd.allocateMemory(64, LOCAL)).isInstanceOf(ResourceClosedException.class);
         assertThatThrownBy(() -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS)))
                 .isInstanceOf(ResourceClosedException.class);
         send.close();
@@ -245,7 +246,7 @@ final class LifetimeScenarios {
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try {
             for (int round = 0; round < 20; round++) {
-                CompletionQueue cq = ctx.createCompletionQueue(64);
+                CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(64));
                 QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS));
                 CountDownLatch started = new CountDownLatch(2);
                 AtomicInteger rejected = new AtomicInteger();

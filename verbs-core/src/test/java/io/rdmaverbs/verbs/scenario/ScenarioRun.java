@@ -88,7 +88,7 @@ public final class ScenarioRun implements AutoCloseable {
 
     /** Opens the target device in this run's graph. */
     public DeviceContext open() {
-        return verbs.openDevice(device, null);
+        return verbs.openDevice(device);
     }
 
     /** A second graph on the same provider, as a second process would have (XRC sharing). */

@@ -5,6 +5,7 @@ import java.util.List;
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Errno;
 import io.rdmaverbs.verbs.MemoryRegion;
@@ -13,6 +14,7 @@ import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.QueuePair;
 import io.rdmaverbs.verbs.QueuePairSpec;
 import io.rdmaverbs.verbs.SharedReceiveQueue;
+import io.rdmaverbs.verbs.SharedReceiveQueueSpec;
 import io.rdmaverbs.verbs.StuckReference;
 import io.rdmaverbs.verbs.VerbsResource;
 import io.rdmaverbs.verbs.attr.Gid;
@@ -78,7 +80,7 @@ final class SeedRuleScenarios {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
         ProtectionDomain pd = steps.make("ibv_alloc_pd", () -> ctx.allocateProtectionDomain("pd"));
-        CompletionQueue cq = steps.make("ibv_create_cq", () -> ctx.createCompletionQueue(16));
+        CompletionQueue cq = steps.make("ibv_create_cq", () -> ctx.createCompletionQueue(CompletionQueueSpec.of(16)));
         QueuePair qp = steps.make("ibv_create_qp_ex RC", () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS)));
         predicted(pd, qp);
         steps.fails("ibv_dealloc_pd with the QP alive", Errno.EBUSY, () -> pd.close(ClosePolicy.ATTEMPT));
@@ -93,7 +95,7 @@ final class SeedRuleScenarios {
         DeviceContext ctx = run.open();
         CompletionChannel channel = steps.make("ibv_create_comp_channel", () -> ctx.createCompletionChannel("ch"));
         CompletionQueue cq = steps.make("ibv_create_cq on the channel",
-                () -> ctx.createCompletionQueue(16, channel, 0, "cq"));
+                () -> ctx.createCompletionQueue(CompletionQueueSpec.of(16).withChannel(channel), "cq"));
         StuckReference s = predicted(channel, cq);
         assertThat(s.verb()).isEqualTo("ibv_destroy_comp_channel");
         steps.refused("ibv_destroy_comp_channel, strict", channel::close);
@@ -108,8 +110,10 @@ final class SeedRuleScenarios {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
-        CompletionQueue sendCq = steps.make("ibv_create_cq send", () -> ctx.createCompletionQueue(16, null, 0, "scq"));
-        CompletionQueue recvCq = steps.make("ibv_create_cq recv", () -> ctx.createCompletionQueue(16, null, 0, "rcq"));
+        CompletionQueue sendCq = steps.make("ibv_create_cq send",
+                () -> ctx.createCompletionQueue(CompletionQueueSpec.of(16), "scq"));
+        CompletionQueue recvCq = steps.make("ibv_create_cq recv",
+                () -> ctx.createCompletionQueue(CompletionQueueSpec.of(16), "rcq"));
         QueuePair qp = steps.make("ibv_create_qp_ex RC",
                 () -> pd.createQueuePair(QueuePairSpec.rc(sendCq, recvCq, CAPS)));
         predicted(sendCq, qp);
@@ -127,7 +131,7 @@ final class SeedRuleScenarios {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
-        CompletionQueue cq = ctx.createCompletionQueue(16);
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(16));
         QueuePair ud = steps.make("ibv_create_qp_ex UD", () -> pd.createQueuePair(QueuePairSpec.ud(cq, cq, CAPS)));
         Gid group = Gid.parse("ff0e:0000:0000:0000:0000:0000:0000:0101");
         MulticastAttachment attachment = steps.make("ibv_attach_mcast", () -> ud.attachMulticast(group, 0, "group"));
@@ -145,8 +149,9 @@ final class SeedRuleScenarios {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
-        CompletionQueue cq = ctx.createCompletionQueue(16);
-        SharedReceiveQueue srq = steps.make("ibv_create_srq", () -> pd.createSharedReceiveQueue(16, 1, 0, "srq"));
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(16));
+        SharedReceiveQueue srq = steps.make("ibv_create_srq",
+                () -> pd.createSharedReceiveQueue(SharedReceiveQueueSpec.basic(16), "srq"));
         QueuePair qp = steps.make("ibv_create_qp_ex RC with SRQ",
                 () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS).withSrq(srq)));
         predicted(srq, qp);

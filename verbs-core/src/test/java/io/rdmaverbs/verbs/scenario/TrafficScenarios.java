@@ -10,6 +10,7 @@ import io.rdmaverbs.verbs.AddressHandle;
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.ProtectionDomain;
@@ -63,10 +64,11 @@ final class TrafficScenarios {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
         CompletionChannel channel = steps.make("ibv_create_comp_channel", () -> ctx.createCompletionChannel("channel"));
-        CompletionQueue cq = steps.make("ibv_create_cq", () -> ctx.createCompletionQueue(64, channel, 0, "cq"));
+        CompletionQueue cq = steps.make("ibv_create_cq",
+                () -> ctx.createCompletionQueue(CompletionQueueSpec.of(64).withChannel(channel), "cq"));
         ProtectionDomain pd = steps.make("ibv_alloc_pd", () -> ctx.allocateProtectionDomain("pd"));
-        QueuePair a = steps.make("ibv_create_qp_ex RC a", () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS).named("a")));
-        QueuePair b = steps.make("ibv_create_qp_ex RC b", () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS).named("b")));
+        QueuePair a = steps.make("ibv_create_qp_ex RC a", () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS), "a"));
+        QueuePair b = steps.make("ibv_create_qp_ex RC b", () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS), "b"));
         AddressVector self = Fixtures.selfAddress(ctx);
         steps.ok("ibv_modify_qp RESET->INIT->RTR->RTS both", () -> Fixtures.connect(a, b, self, Fixtures.pathMtu(ctx)));
         assertThat(a.query().state()).isEqualTo(QpState.RTS);
@@ -154,11 +156,11 @@ final class TrafficScenarios {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
-        CompletionQueue cq = ctx.createCompletionQueue(16, null, 0, "cq");
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(16), "cq");
         QueuePair sender = steps.make("ibv_create_qp_ex UD sender",
-                () -> pd.createQueuePair(QueuePairSpec.ud(cq, cq, CAPS).named("sender")));
+                () -> pd.createQueuePair(QueuePairSpec.ud(cq, cq, CAPS), "sender"));
         QueuePair receiver = steps.make("ibv_create_qp_ex UD receiver",
-                () -> pd.createQueuePair(QueuePairSpec.ud(cq, cq, CAPS).named("receiver")));
+                () -> pd.createQueuePair(QueuePairSpec.ud(cq, cq, CAPS), "receiver"));
         for (QueuePair qp : List.of(sender, receiver)) {
             steps.ok("ibv_modify_qp UD to RTS", () -> {
                 qp.toInit(PORT, java.util.EnumSet.noneOf(AccessFlag.class));

@@ -7,6 +7,7 @@ import java.util.List;
 
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Errno;
 import io.rdmaverbs.verbs.MemoryRegion;
@@ -16,16 +17,16 @@ import io.rdmaverbs.verbs.QueuePairSpec;
 import io.rdmaverbs.verbs.ReceiveRequest;
 import io.rdmaverbs.verbs.SendRequest;
 import io.rdmaverbs.verbs.SharedReceiveQueue;
+import io.rdmaverbs.verbs.SharedReceiveQueueSpec;
 import io.rdmaverbs.verbs.StuckReference;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.WorkCompletions;
 import io.rdmaverbs.verbs.XrcDomain;
-import io.rdmaverbs.verbs.XrcDomainOptions;
+import io.rdmaverbs.verbs.XrcDomainSpec;
 import io.rdmaverbs.verbs.XrcReceiveQpRegistration;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.Mtu;
-import io.rdmaverbs.verbs.attr.OpenFlags;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
 
@@ -61,16 +62,16 @@ final class XrcScenarios {
      * Opens a private XRC domain, or (on a device without XRC) checks the clear EOPNOTSUPP and returns
      * {@code null}: the scenario ends there.
      */
-    static XrcDomain xrcdOrUnsupported(ScenarioRun run, DeviceContext ctx, XrcDomainOptions options, String label) {
+    static XrcDomain xrcdOrUnsupported(ScenarioRun run, DeviceContext ctx, XrcDomainSpec spec, String label) {
         if (ctx.supportsXrc()) {
             try {
-                return run.steps().make(label, () -> ctx.openXrcDomain(options, "xrcd"));
+                return run.steps().make(label, () -> ctx.openXrcDomain(spec, "xrcd"));
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
         }
         VerbsException e = run.steps().fails(label + " on a device without XRC", Errno.EOPNOTSUPP,
-                () -> ctx.openXrcDomain(options, "xrcd"));
+                () -> ctx.openXrcDomain(spec, "xrcd"));
         assertThat(e.verb()).isEqualTo("ibv_open_xrcd");
         assertThat(e.getMessage()).contains(ctx.device().name(), "no XRC support");
         assertThat(run.verbs().resources()).containsExactly(ctx);
@@ -87,7 +88,7 @@ final class XrcScenarios {
         Steps steps = run.steps();
         DeviceContext a = run.open();
         Path file = tempFile();
-        XrcDomain first = xrcdOrUnsupported(run, a, XrcDomainOptions.exclusive(file), "ibv_open_xrcd O_CREAT|O_EXCL");
+        XrcDomain first = xrcdOrUnsupported(run, a, XrcDomainSpec.exclusive(file), "ibv_open_xrcd O_CREAT|O_EXCL");
         if (first == null) {
             return;
         }
@@ -95,16 +96,16 @@ final class XrcScenarios {
         try {
             DeviceContext b = other.openDevice(run.device(), "other-process");
             steps.fails("ibv_open_xrcd O_CREAT|O_EXCL of an existing domain", Errno.EINVAL,
-                    () -> b.openXrcDomain(XrcDomainOptions.exclusive(file), null));
+                    () -> b.openXrcDomain(XrcDomainSpec.exclusive(file)));
             XrcDomain shared = steps.make("ibv_open_xrcd of the existing domain",
-                    () -> b.openXrcDomain(XrcDomainOptions.existing(file), "shared"));
+                    () -> b.openXrcDomain(XrcDomainSpec.existing(file), "shared"));
             Path unknown = tempFile();
             steps.fails("ibv_open_xrcd without O_CREAT, no domain for the inode", Errno.EAGAIN,
-                    () -> b.openXrcDomain(XrcDomainOptions.existing(unknown), null));
+                    () -> b.openXrcDomain(XrcDomainSpec.existing(unknown)));
             steps.fails("ibv_open_xrcd on a descriptor that is not open", Errno.EBADF,
-                    () -> b.openXrcDomain(987_654, OpenFlags.CREATE, null));
+                    () -> b.openXrcDomain(XrcDomainSpec.onDescriptor(987_654)));
             XrcDomain priv = steps.make("ibv_open_xrcd fd -1 O_CREAT (private)",
-                    () -> b.openXrcDomain(XrcDomainOptions.privateDomain(), "private"));
+                    () -> b.openXrcDomain(XrcDomainSpec.privateDomain(), "private"));
             steps.ok("ibv_close_xrcd shared", shared::close);
             steps.ok("ibv_close_xrcd private", priv::close);
             steps.ok("ibv_close_device other", b::close);
@@ -118,7 +119,7 @@ final class XrcScenarios {
         Steps steps = run.steps();
         DeviceContext a = run.open();
         Path file = tempFile();
-        XrcDomain xrcdA = xrcdOrUnsupported(run, a, XrcDomainOptions.shared(file), "ibv_open_xrcd");
+        XrcDomain xrcdA = xrcdOrUnsupported(run, a, XrcDomainSpec.shared(file), "ibv_open_xrcd");
         if (xrcdA == null) {
             return;
         }
@@ -131,7 +132,7 @@ final class XrcScenarios {
         Verbs other = run.otherGraph();
         try {
             DeviceContext b = other.openDevice(run.device(), "other-process");
-            XrcDomain xrcdB = b.openXrcDomain(XrcDomainOptions.existing(file), "xrcd-b");
+            XrcDomain xrcdB = b.openXrcDomain(XrcDomainSpec.existing(file), "xrcd-b");
             XrcReceiveQpRegistration reg = steps.make("ibv_open_qp (register)",
                     () -> xrcdB.openReceiveQueuePair(qpNum, "reg"));
             assertThat(reg.qpNum()).isEqualTo(qpNum);
@@ -145,7 +146,7 @@ final class XrcScenarios {
             steps.ok("unregister again", again::close);
             steps.ok("unregister the last registration", reg::close);
             steps.fails("ibv_open_qp once every registration is gone", Errno.EINVAL,
-                    () -> xrcdA.openReceiveQueuePair(qpNum, null));
+                    () -> xrcdA.openReceiveQueuePair(qpNum));
             steps.ok("ibv_close_xrcd (opener)", xrcdB::close);
             b.close();
         } finally {
@@ -157,14 +158,14 @@ final class XrcScenarios {
     static void closeXrcdWithSrq(ScenarioRun run) throws Exception {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
-        XrcDomain xrcd = xrcdOrUnsupported(run, ctx, XrcDomainOptions.privateDomain(), "ibv_open_xrcd");
+        XrcDomain xrcd = xrcdOrUnsupported(run, ctx, XrcDomainSpec.privateDomain(), "ibv_open_xrcd");
         if (xrcd == null) {
             return;
         }
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
-        CompletionQueue cq = ctx.createCompletionQueue(16);
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(16));
         SharedReceiveQueue srq = steps.make("ibv_create_srq_ex XRC",
-                () -> xrcd.createSharedReceiveQueue(pd, cq, 16, 1, "xsrq"));
+                () -> pd.createSharedReceiveQueue(SharedReceiveQueueSpec.xrc(xrcd, cq, 16), "xsrq"));
         assertThat(srq.srqNum()).isPositive();
         SeedRuleScenarios.predicted(xrcd, srq);
         SeedRuleScenarios.predicted(cq, srq);
@@ -178,13 +179,13 @@ final class XrcScenarios {
         Steps steps = run.steps();
         DeviceContext recvCtx = run.open();
         Path file = tempFile();
-        XrcDomain xrcd = xrcdOrUnsupported(run, recvCtx, XrcDomainOptions.shared(file), "ibv_open_xrcd");
+        XrcDomain xrcd = xrcdOrUnsupported(run, recvCtx, XrcDomainSpec.shared(file), "ibv_open_xrcd");
         if (xrcd == null) {
             return;
         }
         ProtectionDomain recvPd = recvCtx.allocateProtectionDomain("recv-pd");
-        CompletionQueue recvCq = recvCtx.createCompletionQueue(16, null, 0, "recv-cq");
-        SharedReceiveQueue srq = xrcd.createSharedReceiveQueue(recvPd, recvCq, 16, 1, "xsrq");
+        CompletionQueue recvCq = recvCtx.createCompletionQueue(CompletionQueueSpec.of(16), "recv-cq");
+        SharedReceiveQueue srq = recvPd.createSharedReceiveQueue(SharedReceiveQueueSpec.xrc(xrcd, recvCq, 16), "xsrq");
         QueuePair target = xrcd.createReceiveQueuePair("target");
         MemoryRegion dst = recvPd.allocateMemory(128, LOCAL, "dst");
 
@@ -192,9 +193,9 @@ final class XrcScenarios {
         try {
             DeviceContext sendCtx = senderGraph.openDevice(run.device(), "sender");
             ProtectionDomain sendPd = sendCtx.allocateProtectionDomain("send-pd");
-            CompletionQueue sendCq = sendCtx.createCompletionQueue(16, null, 0, "send-cq");
+            CompletionQueue sendCq = sendCtx.createCompletionQueue(CompletionQueueSpec.of(16), "send-cq");
             QueuePair initiator = steps.make("ibv_create_qp_ex XRC_SEND",
-                    () -> sendPd.createQueuePair(QueuePairSpec.xrcSend(sendCq, CAPS).named("initiator")));
+                    () -> sendPd.createQueuePair(QueuePairSpec.xrcSend(sendCq, CAPS), "initiator"));
             MemoryRegion src = sendPd.allocateMemory(128, LOCAL, "src");
             Fixtures.pattern(src.segment(), 128, 42);
 

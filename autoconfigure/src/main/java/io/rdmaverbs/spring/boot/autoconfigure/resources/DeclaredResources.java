@@ -15,14 +15,16 @@ import io.rdmaverbs.spring.boot.autoconfigure.resources.DeviceLimitsExceededExce
 import io.rdmaverbs.spring.boot.autoconfigure.resources.ResourceDeclarations.Declaration;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.QueuePairSpec;
 import io.rdmaverbs.verbs.SharedReceiveQueue;
+import io.rdmaverbs.verbs.SharedReceiveQueueSpec;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsResource;
 import io.rdmaverbs.verbs.XrcDomain;
-import io.rdmaverbs.verbs.XrcDomainOptions;
+import io.rdmaverbs.verbs.XrcDomainSpec;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
@@ -60,23 +62,25 @@ public final class DeclaredResources {
             case PROTECTION_DOMAIN -> context(declaration, parents).allocateProtectionDomain(key);
             case XRC_DOMAIN -> {
                 Xrcd x = device.xrcDomains().get(key);
-                yield context(declaration, parents).openXrcDomain(new XrcDomainOptions(x.file(), x.create(),
+                yield context(declaration, parents).openXrcDomain(new XrcDomainSpec(x.file(), -1, x.create(),
                         x.exclusive()), key);
             }
             case COMPLETION_CHANNEL -> context(declaration, parents).createCompletionChannel(key);
             case COMPLETION_QUEUE -> {
                 Cq cq = device.completionQueues().get(key);
-                yield context(declaration, parents).createCompletionQueue(cq.entries(),
-                        parent(cq.channel(), parents, CompletionChannel.class), cq.compVector(), key);
+                CompletionChannel channel = parent(cq.channel(), parents, CompletionChannel.class);
+                CompletionQueueSpec spec = new CompletionQueueSpec(cq.entries(), channel, cq.compVector());
+                yield context(declaration, parents).createCompletionQueue(spec, key);
             }
             case SHARED_RECEIVE_QUEUE -> {
                 Srq srq = device.sharedReceiveQueues().get(key);
                 ProtectionDomain pd = required(srq.protectionDomain(), parents, ProtectionDomain.class);
                 XrcDomain xrcd = parent(srq.xrcDomain(), parents, XrcDomain.class);
-                yield xrcd == null
-                        ? pd.createSharedReceiveQueue(srq.maxWr(), srq.maxSge(), srq.limit(), key)
-                        : xrcd.createSharedReceiveQueue(pd, required(srq.completionQueue(), parents,
-                                CompletionQueue.class), srq.maxWr(), srq.maxSge(), key);
+                SharedReceiveQueueSpec spec = xrcd == null
+                        ? SharedReceiveQueueSpec.basic(srq.maxWr()).withLimit(srq.limit())
+                        : SharedReceiveQueueSpec.xrc(xrcd, required(srq.completionQueue(), parents,
+                                CompletionQueue.class), srq.maxWr());
+                yield pd.createSharedReceiveQueue(spec.withMaxSge(srq.maxSge()), key);
             }
             case QUEUE_PAIR -> {
                 Qp qp = device.queuePairs().get(key);
@@ -88,8 +92,8 @@ public final class DeclaredResources {
                         parent(qp.srq(), parents, SharedReceiveQueue.class),
                         new QpCapabilities(qp.maxSendWr(), qp.maxRecvWr(), qp.maxSendSge(), qp.maxRecvSge(),
                                 qp.maxInlineData()),
-                        qp.signalAll(), key);
-                yield required(qp.protectionDomain(), parents, ProtectionDomain.class).createQueuePair(spec);
+                        qp.signalAll());
+                yield required(qp.protectionDomain(), parents, ProtectionDomain.class).createQueuePair(spec, key);
             }
             case MEMORY_REGION -> {
                 Mr mr = device.memoryRegions().get(key);

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
 import io.rdmaverbs.spring.boot.autoconfigure.Traffic;
 import io.rdmaverbs.verbs.CloseRefusedException;
+import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.Lease;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.ProtectionDomain;
@@ -38,7 +39,8 @@ class VerbsMetricsTests {
             assertThat(gauge(registry, "rdma.verbs.resources", "device", "rxe0", "kind", "COMPLETION_QUEUE"))
                     .isEqualTo(2);
             assertThat(gauge(registry, "rdma.verbs.resources", "device", "rxe0", "kind", "XRC_DOMAIN")).isZero();
-            context.getBean("main", io.rdmaverbs.verbs.DeviceContext.class).createCompletionQueue(8);
+            context.getBean("main", io.rdmaverbs.verbs.DeviceContext.class)
+                    .createCompletionQueue(CompletionQueueSpec.of(8));
             assertThat(gauge(registry, "rdma.verbs.resources", "device", "rxe0", "kind", "COMPLETION_QUEUE"))
                     .isEqualTo(3);
         });

@@ -5,6 +5,7 @@ import java.util.EnumSet;
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts.ClosedResources;
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.ProtectionDomain;
@@ -105,7 +106,7 @@ class ContextLifecycleTests {
         @Bean
         String runtimeChildren(DeviceContext main, @Qualifier("pd0") ProtectionDomain pd0) {
             main.allocateProtectionDomain("runtime-pd");
-            main.createCompletionQueue(16, null, 0, "runtime-cq");
+            main.createCompletionQueue(CompletionQueueSpec.of(16), "runtime-cq");
             pd0.allocateMemory(8192, EnumSet.of(AccessFlag.LOCAL_WRITE), "runtime-mr");
             return "created";
         }
