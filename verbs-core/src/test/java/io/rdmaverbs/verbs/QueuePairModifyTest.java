@@ -44,7 +44,7 @@ class QueuePairModifyTest {
     @Test
     void anXrcReceiveQpMovedByAnotherProcessIsJudgedFromTheDevicesStateNotTheGraphs() {
         Path file = dir.resolve("domain");
-        XrcDomain xrcd = ctx.openXrcDomain(XrcDomainOptions.shared(file));
+        XrcDomain xrcd = ctx.openXrcDomain(XrcDomainSpec.shared(file));
         QueuePair target = xrcd.createReceiveQueuePair("target");
         ContextHandle otherProcess = provider.openDevice(ctx.device());
         int fd = provider.openFile(file, false);
@@ -68,9 +68,9 @@ class QueuePairModifyTest {
     @Test
     void aMaskTheTableRejectsIsEinvalNamingTheQpTheTransitionAndTheAttribute() {
         ProtectionDomain pd = ctx.allocateProtectionDomain();
-        CompletionQueue cq = ctx.createCompletionQueue(8);
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(8));
         QueuePair qp = pd.createQueuePair(QueuePairSpec.ud(cq, cq, new io.rdmaverbs.verbs.attr.QpCapabilities(
-                4, 4, 1, 1, 0)).named("ud"));
+                4, 4, 1, 1, 0)), "ud");
 
         assertThatThrownBy(() -> qp.modify(QpModification.init(1, 0, EnumSet.noneOf(AccessFlag.class))))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {

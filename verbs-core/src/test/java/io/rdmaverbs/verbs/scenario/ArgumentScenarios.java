@@ -202,8 +202,8 @@ final class ArgumentScenarios {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
         ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
-        CompletionQueue cq = ctx.createCompletionQueue(16, null, 0, "cq");
-        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS).named("qp"));
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(16), "cq");
+        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS), "qp");
         QpModification noAccessFlags = QpModification.to(QpState.INIT).port(PORT).pkeyIndex(0);
         QpModification withQkey = QpModification.init(PORT, 0, REMOTE).qkey(5);
         QpModification skippingInit = QpModification.readyToReceive(QpType.RC, selfAddress(ctx), qp.qpNum(), 0,
