@@ -38,7 +38,7 @@ import io.rdmaverbs.verbs.Verbs;
  * {@code DocSnippets.main} (so a frame in a quoted stack reads {@code DocSnippets.main}); top-level
  * {@code static} lines become members of the class. Each top-level statement that declares nothing runs
  * in its own {@code try}: an exception it throws is printed as {@code SimpleName: message}, as the
- * pages show them, and the program goes on with the next statement, so one example can show a refused
+ * pages show them (its message alone for a {@code messages only} program), and the program goes on with the next statement, so one example can show a refused
  * close and go on. A declaration must succeed. A unit quoting no output must print nothing.
  *
  * <p>Every problem names the page and line it is about.
@@ -115,7 +115,8 @@ final class ExampleRun {
         }
         emit("}", 0);
         emit("private static void report(Throwable e) {", 0);
-        emit("System.out.println(e.getClass().getSimpleName() + \": \" + e.getMessage());", 0);
+        emit(program.messagesOnly() ? "System.out.println(e.getMessage());"
+                : "System.out.println(e.getClass().getSimpleName() + \": \" + e.getMessage());", 0);
         emit("}", 0);
         emit("}", 0);
     }

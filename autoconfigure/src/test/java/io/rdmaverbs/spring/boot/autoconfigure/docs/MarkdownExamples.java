@@ -32,13 +32,15 @@ import org.jspecify.annotations.Nullable;
  * Every marked block with the same program name (here {@code release-rules}) is one program, in page
  * order; the hidden lines run before the visible ones and carry what the page leaves to the prose
  * (a setup, a declaration). {@code example: name, compile only} marks a program that is compiled but
- * not run, for snippets whose context is an application. A marker may also stand before an output
+ * not run, for snippets whose context is an application; {@code example: name, messages only} one
+ * whose exceptions are quoted by their message alone. A marker may also stand before an output
  * block alone: its hidden code is then the example whose output the page quotes.
  */
 final class MarkdownExamples {
 
     private static final Pattern FENCE = Pattern.compile("^(\\s*)```\\s*([\\w-]*)\\s*$");
-    private static final Pattern MARKER = Pattern.compile("^<!--\\s*example:\\s*([\\w-]+)\\s*(,\\s*compile only)?\\s*(-->)?\\s*$");
+    private static final Pattern MARKER = Pattern.compile(
+            "^\\s*<!--\\s*example:\\s*([\\w-]+)\\s*(,\\s*(compile only|messages only))?\\s*(-->)?\\s*$");
 
     /** A fenced block: its language ("" for none) and its lines; {@code line} is the page line of its first line. */
     record Block(String language, int line, List<String> lines) {
@@ -49,7 +51,16 @@ final class MarkdownExamples {
     }
 
     /** The units of one program, in page order. */
-    record Program(String page, String name, boolean compileOnly, List<Unit> units) {
+    record Program(String page, String name, @Nullable String mode, List<Unit> units) {
+
+        boolean compileOnly() {
+            return "compile only".equals(mode);
+        }
+
+        /** An exception is quoted by its message alone, as prose quotes it, not as {@code SimpleName: message}. */
+        boolean messagesOnly() {
+            return "messages only".equals(mode);
+        }
 
         int line() {
             return units.getFirst().line();
@@ -107,7 +118,7 @@ final class MarkdownExamples {
     private int unit(List<String> lines, int at, Matcher marker) {
         int i = at + 1;
         List<String> hidden = new ArrayList<>();
-        if (marker.group(3) == null) {
+        if (marker.group(4) == null) {
             while (!lines.get(i).strip().equals("-->")) {
                 hidden.add(lines.get(i++));
             }
@@ -126,7 +137,7 @@ final class MarkdownExamples {
             i = after(next);
         }
         Program program = programs.computeIfAbsent(marker.group(1),
-                name -> new Program(page, name, marker.group(2) != null, new ArrayList<>()));
+                name -> new Program(page, name, marker.group(3), new ArrayList<>()));
         program.units().add(new Unit(at + 1, at + 2, hidden, code, output));
         return i;
     }
