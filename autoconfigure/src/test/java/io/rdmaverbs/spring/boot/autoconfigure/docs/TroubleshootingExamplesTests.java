@@ -10,44 +10,29 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
-import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.diagnostics.FailureAnalysis;
-import org.springframework.boot.diagnostics.FailureAnalyzer;
-import org.springframework.boot.env.YamlPropertySourceLoader;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.core.env.Environment;
-import org.springframework.core.env.PropertySource;
-import org.springframework.core.env.StandardEnvironment;
-import org.springframework.core.io.FileSystemResource;
-import org.springframework.core.io.support.SpringFactoriesLoader;
-import org.springframework.core.io.support.SpringFactoriesLoader.ArgumentResolver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * docs/troubleshooting.md quotes what users will really read: each startup failure's text is what
  * Spring Boot's failure analyzers make of the exception the sample's configuration, with the
- * arguments the page gives, fails with; each run-time message is what its example (a hidden
+ * arguments the page gives, fails with ({@link SampleStartup}); each run-time message is what its example (a hidden
  * {@code <!-- example: ... -->} program, see {@link MarkdownExamples}) throws on the simulated provider.
  *
  * <p>A startup failure is marked {@code <!-- startup-failure: --a=b --c=d -->} before its block; a block
  * of several "description, action" pairs (no headings) is marked {@code <!-- startup-failures: args |
- * args ... -->}, one argument list per pair. The sample's own {@code LoopbackExchange} bean, which one
- * example collides with, is stood in for by a plain object of that name.
+ * args ... -->}, one argument list per pair.
  */
 class TroubleshootingExamplesTests {
 
     private static final Path PAGE = Path.of("..", "docs", "troubleshooting.md");
-    private static final Path SAMPLE_CONFIG = Path.of("..", "sample-app", "src", "main", "resources");
     private static final Pattern STARTUP = Pattern.compile("^\\s*<!--\\s*startup-failures?:\\s*(.*?)\\s*-->\\s*$");
 
     @TempDir
@@ -79,7 +64,10 @@ class TroubleshootingExamplesTests {
                     List<String> printed = new ArrayList<>();
                     boolean headed = failure.quote().lines().getFirst().equals("Description:");
                     for (List<String> arguments : failure.arguments()) {
-                        FailureAnalysis analysis = analyzeSampleStartup(arguments);
+                        SampleStartup.Outcome outcome = SampleStartup.analyze(arguments);
+                        Assumptions.assumeTrue(outcome.skipped() == null, () -> "the page's capture needs a machine where "
+                                + "it applies: " + outcome.skipped());
+                        FailureAnalysis analysis = outcome.analysis();
                         if (headed) {
                             printed.addAll(List.of("Description:", analysis.getDescription(), "Action:",
                                     analysis.getAction()));
@@ -135,63 +123,6 @@ class TroubleshootingExamplesTests {
             failures.add(new StartupFailure(i + 1, arguments, new MarkdownExamples.Block("", open + 2, quote)));
         }
         return failures;
-    }
-
-    /**
-     * Starts the sample's configuration (application.yml and the active profile's file, the
-     * simulated one unless the arguments say otherwise) with {@code arguments} on top, and returns
-     * what the first failure analyzer that knows the startup failure makes of it, as Spring Boot does.
-     */
-    private static FailureAnalysis analyzeSampleStartup(List<String> arguments) throws IOException {
-        List<String> properties = arguments.stream().map(a -> a.replaceFirst("^--", "")).toList();
-        String profile = properties.stream().filter(p -> p.startsWith("spring.profiles.active="))
-                .map(p -> p.substring("spring.profiles.active=".length())).findFirst().orElse("simulated");
-        if (profile.equals("native")) {
-            assumeNativeProviderHasNoDevice(properties);
-        }
-        List<PropertySource<?>> sample = new ArrayList<>();
-        YamlPropertySourceLoader yaml = new YamlPropertySourceLoader();
-        for (String file : List.of("application-" + profile + ".yml", "application.yml")) {
-            sample.addAll(yaml.load(file, new FileSystemResource(SAMPLE_CONFIG.resolve(file))));
-        }
-        ApplicationContextRunner runner = Contexts.all()
-                .withInitializer(context -> sample.forEach(context.getEnvironment().getPropertySources()::addLast))
-                .withBean("loopbackExchange", Object.class, Object::new)
-                .withPropertyValues(properties.toArray(String[]::new));
-        FailureAnalysis[] analysis = new FailureAnalysis[1];
-        runner.run(context -> {
-            assertThat(context).as("the sample started with %s", arguments).hasFailed();
-            ArgumentResolver resolver = ArgumentResolver.of(BeanFactory.class, new DefaultListableBeanFactory())
-                    .and(Environment.class, new StandardEnvironment());
-            for (FailureAnalyzer analyzer : SpringFactoriesLoader.forDefaultResourceLocation()
-                    .load(FailureAnalyzer.class, resolver)) {
-                analysis[0] = analyzer.analyze(context.getStartupFailure());
-                if (analysis[0] != null) {
-                    break;
-                }
-            }
-        });
-        assertThat(analysis[0]).as("a failure analysis of the startup with %s", arguments).isNotNull();
-        return analysis[0];
-    }
-
-    /** The page's native examples were captured on a machine with libibverbs and no RDMA device; elsewhere they differ. */
-    private static void assumeNativeProviderHasNoDevice(List<String> properties) {
-        if (properties.stream().anyMatch(p -> p.startsWith("rdma.verbs.native.library-path="))) {
-            properties.stream().filter(p -> p.startsWith("rdma.verbs.native.library-path=")).findFirst()
-                    .map(p -> Path.of(p.substring(p.indexOf('=') + 1)))
-                    .filter(path -> path.startsWith("/lib"))
-                    .ifPresent(path -> Assumptions.assumeTrue(Files.exists(path), path + " exists on this machine"));
-            return;
-        }
-        boolean noDevice;
-        try {
-            noDevice = NativeVerbsProvider.load().devices().isEmpty();
-        }
-        catch (RuntimeException unavailable) {
-            noDevice = false;
-        }
-        Assumptions.assumeTrue(noDevice, "libibverbs loads on this machine and finds no RDMA device");
     }
 
     private static List<String> nonBlankLines(List<String> text) {
