@@ -1,6 +1,7 @@
 package io.rdmaverbs.spring.boot.autoconfigure.docs;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
@@ -39,7 +40,7 @@ class ResourceGraphExamplesTests {
         return MarkdownExamples.of(PAGE).programs().stream().map(program -> DynamicTest.dynamicTest(
                 program.page() + ":" + program.line() + " (" + program.name() + ")", () -> {
                     Path dir = work.resolve(program.name());
-                    java.nio.file.Files.createDirectories(dir);
+                    Files.createDirectories(dir);
                     List<String> problems = ExampleRun.check(program, dir);
                     assertThat(problems).as("problems of example '%s'", program.name()).isEmpty();
                 }));
