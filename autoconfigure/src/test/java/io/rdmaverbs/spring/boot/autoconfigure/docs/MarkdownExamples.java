@@ -70,6 +70,7 @@ final class MarkdownExamples {
     private final String page;
     private final Map<String, Program> programs = new LinkedHashMap<>();
     private final List<Block> unmarkedJava = new ArrayList<>();
+    private final List<Block> unmarkedOutput = new ArrayList<>();
 
     private MarkdownExamples(String page) {
         this.page = page;
@@ -94,6 +95,9 @@ final class MarkdownExamples {
                 if (block.language().equals("java")) {
                     examples.unmarkedJava.add(block);
                 }
+                else if (isOutput(block)) {
+                    examples.unmarkedOutput.add(block);
+                }
                 i = after(block);
                 continue;
             }
@@ -113,6 +117,11 @@ final class MarkdownExamples {
     /** The ```java blocks no marker claims: examples nobody checks. */
     List<Block> unmarkedJava() {
         return List.copyOf(unmarkedJava);
+    }
+
+    /** The output blocks (``` or ```text) no marker claims: quotes no example produces. */
+    List<Block> unmarkedOutput() {
+        return List.copyOf(unmarkedOutput);
     }
 
     private int unit(List<String> lines, int at, Matcher marker) {

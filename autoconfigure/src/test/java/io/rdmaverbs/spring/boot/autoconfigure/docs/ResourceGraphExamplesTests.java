@@ -26,9 +26,12 @@ class ResourceGraphExamplesTests {
     Path work;
 
     @Test
-    void everyJavaBlockOnThePageIsACheckedExample() throws IOException {
+    void everyJavaBlockAndEveryQuotedOutputOnThePageIsChecked() throws IOException {
         MarkdownExamples examples = MarkdownExamples.of(PAGE);
         assertThat(examples.unmarkedJava()).as("```java blocks without an <!-- example: ... --> marker")
+                .extracting(block -> PAGE.getFileName() + ":" + block.line())
+                .isEmpty();
+        assertThat(examples.unmarkedOutput()).as("quoted output no <!-- example: ... --> produces")
                 .extracting(block -> PAGE.getFileName() + ":" + block.line())
                 .isEmpty();
         assertThat(examples.programs()).extracting(MarkdownExamples.Program::name)

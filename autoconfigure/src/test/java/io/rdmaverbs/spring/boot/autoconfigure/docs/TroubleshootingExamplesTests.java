@@ -43,17 +43,15 @@ class TroubleshootingExamplesTests {
     }
 
     @Test
-    void everyStartupFailureThePageQuotesIsMarkedWithTheArgumentsThatCauseIt() throws IOException {
+    void everyBlockThePageQuotesIsAStartupFailureOrAnExampleThatIsChecked() throws IOException {
         List<String> lines = Files.readAllLines(PAGE, StandardCharsets.UTF_8);
-        List<Integer> marked = startupFailures(lines).stream().map(f -> f.quote().line()).toList();
-        List<Integer> quoted = new ArrayList<>();
-        for (int i = 0; i + 1 < lines.size(); i++) {
-            if (lines.get(i).strip().equals("```") && lines.get(i + 1).equals("Description:")) {
-                quoted.add(i + 2);
-            }
-        }
-        assertThat(quoted).as("page lines of the quoted 'Description:' blocks").hasSizeGreaterThan(8);
-        assertThat(marked).as("page lines of the blocks marked <!-- startup-failure: ... -->").containsAll(quoted);
+        List<Integer> startupFailures = startupFailures(lines).stream().map(f -> f.quote().line()).toList();
+        MarkdownExamples examples = MarkdownExamples.of(PAGE);
+        assertThat(startupFailures).as("page lines of the blocks marked <!-- startup-failure: ... -->").hasSize(12);
+        assertThat(examples.unmarkedJava()).isEmpty();
+        assertThat(examples.unmarkedOutput()).as("quoted blocks neither a startup failure nor an example produces")
+                .extracting(MarkdownExamples.Block::line)
+                .allSatisfy(line -> assertThat(startupFailures).as("%s:%d", PAGE.getFileName(), line).contains(line));
     }
 
     @TestFactory
@@ -82,10 +80,10 @@ class TroubleshootingExamplesTests {
     }
 
     @Test
-    void everyRunTimeMessageThePageQuotesIsACheckedExample() throws IOException {
+    void everyRunTimeExampleOnThePageQuotesWhatItThrows() throws IOException {
         List<MarkdownExamples.Program> programs = MarkdownExamples.of(PAGE).programs();
-        assertThat(programs).extracting(MarkdownExamples.Program::name).contains("refused-close", "xrc-on-soft-roce",
-                "unknown-device", "closed-resource");
+        assertThat(programs).extracting(MarkdownExamples.Program::name).containsExactly("refused-close",
+                "xrc-on-soft-roce", "unknown-device", "closed-resource");
         assertThat(programs).allSatisfy(p -> assertThat(p.units()).allSatisfy(u -> assertThat(u.output())
                 .as("%s:%d quotes output", p.page(), u.line()).isNotNull()));
     }
