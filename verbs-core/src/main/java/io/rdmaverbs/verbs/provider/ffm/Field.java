@@ -26,23 +26,23 @@ final class Field {
     }
 
     static OfByte ofByte(GroupLayout struct, String... path) {
-        return new OfByte((ValueLayout.OfByte) select(struct, path), offset(struct, path));
+        return new OfByte(member(struct, ValueLayout.OfByte.class, path), offset(struct, path));
     }
 
     static OfShort ofShort(GroupLayout struct, String... path) {
-        return new OfShort((ValueLayout.OfShort) select(struct, path), offset(struct, path));
+        return new OfShort(member(struct, ValueLayout.OfShort.class, path), offset(struct, path));
     }
 
     static OfInt ofInt(GroupLayout struct, String... path) {
-        return new OfInt((ValueLayout.OfInt) select(struct, path), offset(struct, path));
+        return new OfInt(member(struct, ValueLayout.OfInt.class, path), offset(struct, path));
     }
 
     static OfLong ofLong(GroupLayout struct, String... path) {
-        return new OfLong((ValueLayout.OfLong) select(struct, path), offset(struct, path));
+        return new OfLong(member(struct, ValueLayout.OfLong.class, path), offset(struct, path));
     }
 
     static OfAddress ofAddress(GroupLayout struct, String... path) {
-        return new OfAddress((AddressLayout) select(struct, path), offset(struct, path));
+        return new OfAddress(member(struct, AddressLayout.class, path), offset(struct, path));
     }
 
     /** {@code offsetof(struct, a.b.c)}, for members that are arrays or nested structs rather than scalars. */
@@ -50,8 +50,14 @@ final class Field {
         return struct.byteOffset(elements(path));
     }
 
-    private static MemoryLayout select(GroupLayout struct, String... path) {
-        return struct.select(elements(path));
+    /** The member's layout, which must be of the accessor's kind: an int accessor on a uint16_t is a bug. */
+    private static <L extends MemoryLayout> L member(GroupLayout struct, Class<L> kind, String... path) {
+        MemoryLayout member = struct.select(elements(path));
+        if (!kind.isInstance(member)) {
+            throw new IllegalArgumentException(struct.name().orElse("struct") + "." + String.join(".", path)
+                    + " is laid out as " + member + ", which a " + kind.getSimpleName() + " accessor cannot read");
+        }
+        return kind.cast(member);
     }
 
     private static PathElement[] elements(String... path) {
