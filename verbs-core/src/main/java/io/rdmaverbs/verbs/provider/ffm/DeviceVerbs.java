@@ -136,7 +136,7 @@ final class DeviceVerbs {
                 throw failure("ibv_query_device", c, errno, "could not query " + c.deviceName());
             }
             return new DeviceAttributes(
-                    Layouts.cString(a.asSlice(IbvDeviceAttr.FW_VER, 64), 64),
+                    Layouts.cString(a.asSlice(IbvDeviceAttr.FW_VER), IbvDeviceAttr.FW_VER_LENGTH),
                     IbvDeviceAttr.NODE_GUID.get(a),
                     IbvDeviceAttr.SYS_IMAGE_GUID.get(a),
                     IbvDeviceAttr.MAX_MR_SIZE.get(a),

@@ -15,8 +15,11 @@ import java.lang.foreign.StructLayout;
 /** {@code struct ibv_device_attr}, filled by {@code ibv_query_device}. */
 final class IbvDeviceAttr {
 
+    /** {@code char fw_ver[64]}, NUL-terminated when shorter. */
+    static final int FW_VER_LENGTH = 64;
+
     static final StructLayout LAYOUT = MemoryLayout.structLayout(
-            chars(64).withName("fw_ver"),
+            chars(FW_VER_LENGTH).withName("fw_ver"),
             BE64.withName("node_guid"),
             BE64.withName("sys_image_guid"),
             U64.withName("max_mr_size"),
