@@ -1,11 +1,8 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EAGAIN;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EINTR;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
-import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -74,17 +71,17 @@ final class AsyncEventVerbs {
 
     /** The event with element pointers turned into this provider's handles; null for a type newer than the model. */
     private @Nullable AsyncEventRecord copy(MemorySegment event) {
-        int value = event.get(C_ENUM, IbvAsyncEvent.EVENT_TYPE);
+        int value = IbvAsyncEvent.EVENT_TYPE.get(event);
         if (value < 0 || value >= AsyncEventType.values().length) {
             return null;
         }
         AsyncEventType type = AsyncEventType.of(value);
         return switch (type.element()) {
-            case CQ -> new AsyncEventRecord(type, cqs.get(event.get(ADDRESS, IbvAsyncEvent.ELEMENT_CQ).address()), 0);
-            case QP -> new AsyncEventRecord(type, qps.get(event.get(ADDRESS, IbvAsyncEvent.ELEMENT_QP).address()), 0);
-            case SRQ -> new AsyncEventRecord(type, srqs.get(event.get(ADDRESS, IbvAsyncEvent.ELEMENT_SRQ).address()),
+            case CQ -> new AsyncEventRecord(type, cqs.get(IbvAsyncEvent.ELEMENT_CQ.get(event).address()), 0);
+            case QP -> new AsyncEventRecord(type, qps.get(IbvAsyncEvent.ELEMENT_QP.get(event).address()), 0);
+            case SRQ -> new AsyncEventRecord(type, srqs.get(IbvAsyncEvent.ELEMENT_SRQ.get(event).address()),
                     0);
-            case PORT -> new AsyncEventRecord(type, null, event.get(C_INT, IbvAsyncEvent.ELEMENT_PORT_NUM));
+            case PORT -> new AsyncEventRecord(type, null, IbvAsyncEvent.ELEMENT_PORT_NUM.get(event));
             case WQ, DEVICE -> new AsyncEventRecord(type, null, 0);
         };
     }

@@ -1,10 +1,7 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout.PathElement;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 
@@ -16,7 +13,7 @@ import java.lang.foreign.StructLayout;
 final class CallState {
 
     private static final StructLayout CAPTURED = Linker.Option.captureStateLayout();
-    private static final long ERRNO = CAPTURED.byteOffset(PathElement.groupElement("errno"));
+    private static final Field.OfInt ERRNO = Field.ofInt(CAPTURED, "errno");
 
     /* An automatic arena: the segment is freed once its thread is gone and the entry unreachable. */
     private static final ThreadLocal<MemorySegment> CURRENT =
@@ -38,11 +35,11 @@ final class CallState {
     }
 
     static int errno(MemorySegment state) {
-        return state.get(JAVA_INT, ERRNO);
+        return ERRNO.get(state);
     }
 
     /** What {@code errno = EOPNOTSUPP;} does in a static-inline verb that fails without calling out. */
     static void errno(MemorySegment state, int value) {
-        state.set(JAVA_INT, ERRNO, value);
+        ERRNO.set(state, value);
     }
 }

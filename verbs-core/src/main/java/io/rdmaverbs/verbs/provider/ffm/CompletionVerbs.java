@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EAGAIN;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EINTR;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
@@ -53,7 +52,7 @@ final class CompletionVerbs {
             Libibverbs.ibv_destroy_comp_channel(state, channel);
             throw e;
         }
-        int fd = channel.reinterpret(IbvCompChannel.LAYOUT.byteSize()).get(C_INT, IbvCompChannel.FD);
+        int fd = IbvCompChannel.FD.get(channel.reinterpret(IbvCompChannel.LAYOUT.byteSize()));
         NativeCompChannel handle = new NativeCompChannel(provider, channel, c, fd, wake);
         // getCqEvent polls the descriptor with a timeout, then reads; the read must never block.
         int errno = EventDescriptors.makeNonBlocking(fd, state);
@@ -95,7 +94,7 @@ final class CompletionVerbs {
                             + " below num_comp_vectors (" + c.numCompVectors() + ")"
                     : "could not create a CQ of " + cqe + " entries on " + c.deviceName() + memlockHint(errno));
         }
-        int capacity = cq.reinterpret(IbvCq.LAYOUT.byteSize()).get(C_INT, IbvCq.CQE);
+        int capacity = IbvCq.CQE.get(cq.reinterpret(IbvCq.LAYOUT.byteSize()));
         NativeCq handle = new NativeCq(provider, cq, c, capacity, ch,
                 InlineVerbs.contextOp(cq, IbvCq.CONTEXT, IbvContextOps.POLL_CQ),
                 InlineVerbs.contextOp(cq, IbvCq.CONTEXT, IbvContextOps.REQ_NOTIFY_CQ));

@@ -1,6 +1,5 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
@@ -66,7 +65,7 @@ final class DeviceList {
     private static DeviceInfo info(MemorySegment device) {
         String name = Layouts.cString(Libibverbs.ibv_get_device_name(device), IbvDevice.IBV_SYSFS_NAME_MAX);
         long guid = Libibverbs.ibv_get_device_guid(device);
-        int nodeType = device.reinterpret(IbvDevice.LAYOUT.byteSize()).get(C_ENUM, IbvDevice.NODE_TYPE);
+        int nodeType = IbvDevice.NODE_TYPE.get(device.reinterpret(IbvDevice.LAYOUT.byteSize()));
         return new DeviceInfo(name, be64toh(guid), NodeType.of(nodeType));
     }
 

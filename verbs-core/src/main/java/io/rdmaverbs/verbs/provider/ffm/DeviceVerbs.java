@@ -1,12 +1,6 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U8;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.mtu;
@@ -100,7 +94,7 @@ final class DeviceVerbs {
         }
         MemorySegment fields = context.reinterpret(IbvContext.LAYOUT.byteSize());
         NativeContext handle = new NativeContext(provider, context, info,
-                fields.get(C_INT, IbvContext.NUM_COMP_VECTORS), fields.get(C_INT, IbvContext.ASYNC_FD), wake);
+                IbvContext.NUM_COMP_VECTORS.get(fields), IbvContext.ASYNC_FD.get(fields), wake);
         // getAsyncEvent polls async_fd with a timeout, then reads; the read must never block.
         int errno = EventDescriptors.makeNonBlocking(handle.asyncFd(), state);
         if (errno != 0) {
@@ -142,31 +136,31 @@ final class DeviceVerbs {
                 throw failure("ibv_query_device", c, errno, "could not query " + c.deviceName());
             }
             return new DeviceAttributes(
-                    Layouts.cString(a.asSlice(IbvDeviceAttr.FW_VER, 64), 64),
-                    a.get(Layouts.BE64, IbvDeviceAttr.NODE_GUID),
-                    a.get(Layouts.BE64, IbvDeviceAttr.SYS_IMAGE_GUID),
-                    a.get(U64, IbvDeviceAttr.MAX_MR_SIZE),
-                    a.get(U64, IbvDeviceAttr.PAGE_SIZE_CAP),
-                    a.get(U32, IbvDeviceAttr.VENDOR_ID),
-                    a.get(U32, IbvDeviceAttr.VENDOR_PART_ID),
-                    a.get(U32, IbvDeviceAttr.HW_VER),
-                    a.get(C_INT, IbvDeviceAttr.MAX_QP),
-                    a.get(C_INT, IbvDeviceAttr.MAX_QP_WR),
-                    a.get(U32, IbvDeviceAttr.DEVICE_CAP_FLAGS),
-                    a.get(C_INT, IbvDeviceAttr.MAX_SGE),
-                    a.get(C_INT, IbvDeviceAttr.MAX_CQ),
-                    a.get(C_INT, IbvDeviceAttr.MAX_CQE),
-                    a.get(C_INT, IbvDeviceAttr.MAX_MR),
-                    a.get(C_INT, IbvDeviceAttr.MAX_PD),
-                    a.get(C_INT, IbvDeviceAttr.MAX_QP_RD_ATOM),
-                    a.get(C_INT, IbvDeviceAttr.MAX_QP_INIT_RD_ATOM),
-                    a.get(C_INT, IbvDeviceAttr.MAX_AH),
-                    a.get(C_INT, IbvDeviceAttr.MAX_SRQ),
-                    a.get(C_INT, IbvDeviceAttr.MAX_SRQ_WR),
-                    a.get(C_INT, IbvDeviceAttr.MAX_SRQ_SGE),
-                    a.get(C_INT, IbvDeviceAttr.MAX_MCAST_GRP),
-                    a.get(C_INT, IbvDeviceAttr.MAX_MCAST_QP_ATTACH),
-                    Byte.toUnsignedInt(a.get(U8, IbvDeviceAttr.PHYS_PORT_CNT)),
+                    Layouts.cString(a.asSlice(IbvDeviceAttr.FW_VER), IbvDeviceAttr.FW_VER_LENGTH),
+                    IbvDeviceAttr.NODE_GUID.get(a),
+                    IbvDeviceAttr.SYS_IMAGE_GUID.get(a),
+                    IbvDeviceAttr.MAX_MR_SIZE.get(a),
+                    IbvDeviceAttr.PAGE_SIZE_CAP.get(a),
+                    IbvDeviceAttr.VENDOR_ID.get(a),
+                    IbvDeviceAttr.VENDOR_PART_ID.get(a),
+                    IbvDeviceAttr.HW_VER.get(a),
+                    IbvDeviceAttr.MAX_QP.get(a),
+                    IbvDeviceAttr.MAX_QP_WR.get(a),
+                    IbvDeviceAttr.DEVICE_CAP_FLAGS.get(a),
+                    IbvDeviceAttr.MAX_SGE.get(a),
+                    IbvDeviceAttr.MAX_CQ.get(a),
+                    IbvDeviceAttr.MAX_CQE.get(a),
+                    IbvDeviceAttr.MAX_MR.get(a),
+                    IbvDeviceAttr.MAX_PD.get(a),
+                    IbvDeviceAttr.MAX_QP_RD_ATOM.get(a),
+                    IbvDeviceAttr.MAX_QP_INIT_RD_ATOM.get(a),
+                    IbvDeviceAttr.MAX_AH.get(a),
+                    IbvDeviceAttr.MAX_SRQ.get(a),
+                    IbvDeviceAttr.MAX_SRQ_WR.get(a),
+                    IbvDeviceAttr.MAX_SRQ_SGE.get(a),
+                    IbvDeviceAttr.MAX_MCAST_GRP.get(a),
+                    IbvDeviceAttr.MAX_MCAST_QP_ATTACH.get(a),
+                    Byte.toUnsignedInt(IbvDeviceAttr.PHYS_PORT_CNT.get(a)),
                     c.numCompVectors());
         }
     }
@@ -185,20 +179,20 @@ final class DeviceVerbs {
             }
             return new PortAttributes(
                     port,
-                    PortState.of(a.get(C_ENUM, IbvPortAttr.STATE)),
-                    mtu(a.get(C_ENUM, IbvPortAttr.MAX_MTU)),
-                    mtu(a.get(C_ENUM, IbvPortAttr.ACTIVE_MTU)),
-                    a.get(C_INT, IbvPortAttr.GID_TBL_LEN),
-                    a.get(U32, IbvPortAttr.PORT_CAP_FLAGS),
-                    a.get(U32, IbvPortAttr.MAX_MSG_SZ),
-                    Short.toUnsignedInt(a.get(U16, IbvPortAttr.PKEY_TBL_LEN)),
-                    Short.toUnsignedInt(a.get(U16, IbvPortAttr.LID)),
-                    Short.toUnsignedInt(a.get(U16, IbvPortAttr.SM_LID)),
-                    Byte.toUnsignedInt(a.get(U8, IbvPortAttr.LMC)),
-                    Byte.toUnsignedInt(a.get(U8, IbvPortAttr.ACTIVE_WIDTH)),
-                    Byte.toUnsignedInt(a.get(U8, IbvPortAttr.ACTIVE_SPEED)),
-                    Byte.toUnsignedInt(a.get(U8, IbvPortAttr.PHYS_STATE)),
-                    LinkLayer.of(Byte.toUnsignedInt(a.get(U8, IbvPortAttr.LINK_LAYER))));
+                    PortState.of(IbvPortAttr.STATE.get(a)),
+                    mtu(IbvPortAttr.MAX_MTU.get(a)),
+                    mtu(IbvPortAttr.ACTIVE_MTU.get(a)),
+                    IbvPortAttr.GID_TBL_LEN.get(a),
+                    IbvPortAttr.PORT_CAP_FLAGS.get(a),
+                    IbvPortAttr.MAX_MSG_SZ.get(a),
+                    Short.toUnsignedInt(IbvPortAttr.PKEY_TBL_LEN.get(a)),
+                    Short.toUnsignedInt(IbvPortAttr.LID.get(a)),
+                    Short.toUnsignedInt(IbvPortAttr.SM_LID.get(a)),
+                    Byte.toUnsignedInt(IbvPortAttr.LMC.get(a)),
+                    Byte.toUnsignedInt(IbvPortAttr.ACTIVE_WIDTH.get(a)),
+                    Byte.toUnsignedInt(IbvPortAttr.ACTIVE_SPEED.get(a)),
+                    Byte.toUnsignedInt(IbvPortAttr.PHYS_STATE.get(a)),
+                    LinkLayer.of(Byte.toUnsignedInt(IbvPortAttr.LINK_LAYER.get(a))));
         }
     }
 

@@ -1,8 +1,6 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
@@ -76,10 +74,9 @@ final class DomainVerbs {
         MemorySegment state = CallState.current();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(IbvXrcdInitAttr.LAYOUT);
-            attr.set(U32, IbvXrcdInitAttr.COMP_MASK,
-                    IbvXrcdInitAttr.IBV_XRCD_INIT_ATTR_FD | IbvXrcdInitAttr.IBV_XRCD_INIT_ATTR_OFLAGS);
-            attr.set(C_INT, IbvXrcdInitAttr.FD, fd);
-            attr.set(C_INT, IbvXrcdInitAttr.OFLAGS, oflags);
+            IbvXrcdInitAttr.COMP_MASK.set(attr, IbvXrcdInitAttr.IBV_XRCD_INIT_ATTR_FD | IbvXrcdInitAttr.IBV_XRCD_INIT_ATTR_OFLAGS);
+            IbvXrcdInitAttr.FD.set(attr, fd);
+            IbvXrcdInitAttr.OFLAGS.set(attr, oflags);
             MemorySegment xrcd = InlineVerbs.ibv_open_xrcd(state, c.pointer(), attr);
             if (isNull(xrcd)) {
                 int errno = errnoOfNull(state);

@@ -1,7 +1,5 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -70,15 +68,15 @@ final class EventDescriptors {
             long remaining = deadline == FOREVER ? SLICE_MILLIS
                     : TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime() + 999_999);
             int timeout = (int) Math.max(0, Math.min(remaining, SLICE_MILLIS));
-            pollFds.set(C_INT, PollFd.FD, fd);
-            pollFds.set(U16, PollFd.EVENTS, PollFd.POLLIN);
-            pollFds.set(U16, PollFd.REVENTS, (short) 0);
-            pollFds.set(C_INT, size + PollFd.FD, wake.fd());
-            pollFds.set(U16, size + PollFd.EVENTS, PollFd.POLLIN);
-            pollFds.set(U16, size + PollFd.REVENTS, (short) 0);
+            PollFd.FD.set(pollFds, fd);
+            PollFd.EVENTS.set(pollFds, PollFd.POLLIN);
+            PollFd.REVENTS.set(pollFds, (short) 0);
+            PollFd.FD.set(pollFds, size, wake.fd());
+            PollFd.EVENTS.set(pollFds, size, PollFd.POLLIN);
+            PollFd.REVENTS.set(pollFds, size, (short) 0);
             int ready = Libc.poll(state, pollFds, 2, timeout);
             if (ready > 0) {
-                if (pollFds.get(U16, PollFd.REVENTS) != 0) {
+                if (PollFd.REVENTS.get(pollFds) != 0) {
                     return true;
                 }
                 // Only the wake descriptor is ready (POLLIN; POLLNVAL if a destroy closed it under us).

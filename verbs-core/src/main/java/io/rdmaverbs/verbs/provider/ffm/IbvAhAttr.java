@@ -1,9 +1,7 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U8;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -26,34 +24,34 @@ final class IbvAhAttr {
             MemoryLayout.paddingLayout(1))
             .withName("ibv_ah_attr");
 
-    static final long GRH = offset(LAYOUT, "grh");
-    static final long DLID = offset(LAYOUT, "dlid");
-    static final long SL = offset(LAYOUT, "sl");
-    static final long SRC_PATH_BITS = offset(LAYOUT, "src_path_bits");
-    static final long STATIC_RATE = offset(LAYOUT, "static_rate");
-    static final long IS_GLOBAL = offset(LAYOUT, "is_global");
-    static final long PORT_NUM = offset(LAYOUT, "port_num");
+    static final long GRH = Field.offset(LAYOUT, "grh");
+    static final Field.OfShort DLID = Field.ofShort(LAYOUT, "dlid");
+    static final Field.OfByte SL = Field.ofByte(LAYOUT, "sl");
+    static final Field.OfByte SRC_PATH_BITS = Field.ofByte(LAYOUT, "src_path_bits");
+    static final Field.OfByte STATIC_RATE = Field.ofByte(LAYOUT, "static_rate");
+    static final Field.OfByte IS_GLOBAL = Field.ofByte(LAYOUT, "is_global");
+    static final Field.OfByte PORT_NUM = Field.ofByte(LAYOUT, "port_num");
 
     private IbvAhAttr() {
     }
 
     /** Writes {@code address} as an {@code ibv_ah_attr} at {@code base} (the bytes are assumed zeroed). */
     static void write(MemorySegment segment, long base, AddressVector address) {
-        segment.set(U16, base + DLID, (short) address.destinationLid());
-        segment.set(U8, base + SL, (byte) address.serviceLevel());
-        segment.set(U8, base + SRC_PATH_BITS, (byte) address.sourcePathBits());
-        segment.set(U8, base + STATIC_RATE, (byte) address.staticRate());
-        segment.set(U8, base + PORT_NUM, (byte) address.portNumber());
+        DLID.set(segment, base, (short) address.destinationLid());
+        SL.set(segment, base, (byte) address.serviceLevel());
+        SRC_PATH_BITS.set(segment, base, (byte) address.sourcePathBits());
+        STATIC_RATE.set(segment, base, (byte) address.staticRate());
+        PORT_NUM.set(segment, base, (byte) address.portNumber());
         GlobalRoute route = address.globalRoute();
         if (route != null) {
-            segment.set(U8, base + IS_GLOBAL, (byte) 1);
+            IS_GLOBAL.set(segment, base, (byte) 1);
             long grh = base + GRH;
             MemorySegment.copy(route.destinationGid().toBytes(), 0, segment, Layouts.U8, grh + IbvGlobalRoute.DGID,
                     16);
-            segment.set(U32, grh + IbvGlobalRoute.FLOW_LABEL, route.flowLabel());
-            segment.set(U8, grh + IbvGlobalRoute.SGID_INDEX, (byte) route.sourceGidIndex());
-            segment.set(U8, grh + IbvGlobalRoute.HOP_LIMIT, (byte) route.hopLimit());
-            segment.set(U8, grh + IbvGlobalRoute.TRAFFIC_CLASS, (byte) route.trafficClass());
+            IbvGlobalRoute.FLOW_LABEL.set(segment, grh, route.flowLabel());
+            IbvGlobalRoute.SGID_INDEX.set(segment, grh, (byte) route.sourceGidIndex());
+            IbvGlobalRoute.HOP_LIMIT.set(segment, grh, (byte) route.hopLimit());
+            IbvGlobalRoute.TRAFFIC_CLASS.set(segment, grh, (byte) route.trafficClass());
         }
     }
 }

@@ -2,7 +2,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -23,11 +22,11 @@ final class IbvAsyncEvent {
             MemoryLayout.paddingLayout(4))
             .withName("ibv_async_event");
 
-    static final long ELEMENT_CQ = offset(LAYOUT, "element", "cq");
-    static final long ELEMENT_QP = offset(LAYOUT, "element", "qp");
-    static final long ELEMENT_SRQ = offset(LAYOUT, "element", "srq");
-    static final long ELEMENT_PORT_NUM = offset(LAYOUT, "element", "port_num");
-    static final long EVENT_TYPE = offset(LAYOUT, "event_type");
+    static final Field.OfAddress ELEMENT_CQ = Field.ofAddress(LAYOUT, "element", "cq");
+    static final Field.OfAddress ELEMENT_QP = Field.ofAddress(LAYOUT, "element", "qp");
+    static final Field.OfAddress ELEMENT_SRQ = Field.ofAddress(LAYOUT, "element", "srq");
+    static final Field.OfInt ELEMENT_PORT_NUM = Field.ofInt(LAYOUT, "element", "port_num");
+    static final Field.OfInt EVENT_TYPE = Field.ofInt(LAYOUT, "event_type");
 
     private IbvAsyncEvent() {
     }

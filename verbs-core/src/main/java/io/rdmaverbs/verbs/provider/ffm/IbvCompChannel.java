@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -16,7 +15,7 @@ final class IbvCompChannel {
             C_INT.withName("refcnt"))
             .withName("ibv_comp_channel");
 
-    static final long FD = offset(LAYOUT, "fd");
+    static final Field.OfInt FD = Field.ofInt(LAYOUT, "fd");
 
     private IbvCompChannel() {
     }

@@ -2,7 +2,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.PTHREAD_MUTEX_T;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -22,10 +21,10 @@ final class IbvContext {
             ADDRESS.withName("abi_compat"))
             .withName("ibv_context");
 
-    static final long OPS = offset(LAYOUT, "ops");
-    static final long ASYNC_FD = offset(LAYOUT, "async_fd");
-    static final long NUM_COMP_VECTORS = offset(LAYOUT, "num_comp_vectors");
-    static final long ABI_COMPAT = offset(LAYOUT, "abi_compat");
+    static final long OPS = Field.offset(LAYOUT, "ops");
+    static final Field.OfInt ASYNC_FD = Field.ofInt(LAYOUT, "async_fd");
+    static final Field.OfInt NUM_COMP_VECTORS = Field.ofInt(LAYOUT, "num_comp_vectors");
+    static final Field.OfAddress ABI_COMPAT = Field.ofAddress(LAYOUT, "abi_compat");
 
     private IbvContext() {
     }

@@ -1,6 +1,5 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -25,11 +24,11 @@ final class IbvContextOps {
             MemoryLayout.paddingLayout(5 * 8))
             .withName("ibv_context_ops");
 
-    static final long POLL_CQ = offset(LAYOUT, "poll_cq");
-    static final long REQ_NOTIFY_CQ = offset(LAYOUT, "req_notify_cq");
-    static final long POST_SRQ_RECV = offset(LAYOUT, "post_srq_recv");
-    static final long POST_SEND = offset(LAYOUT, "post_send");
-    static final long POST_RECV = offset(LAYOUT, "post_recv");
+    static final Field.OfAddress POLL_CQ = Field.ofAddress(LAYOUT, "poll_cq");
+    static final Field.OfAddress REQ_NOTIFY_CQ = Field.ofAddress(LAYOUT, "req_notify_cq");
+    static final Field.OfAddress POST_SRQ_RECV = Field.ofAddress(LAYOUT, "post_srq_recv");
+    static final Field.OfAddress POST_SEND = Field.ofAddress(LAYOUT, "post_send");
+    static final Field.OfAddress POST_RECV = Field.ofAddress(LAYOUT, "post_recv");
 
     private IbvContextOps() {
     }

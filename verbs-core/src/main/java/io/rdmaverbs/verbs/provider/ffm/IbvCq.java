@@ -4,7 +4,6 @@ import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.PTHREAD_COND_T;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.PTHREAD_MUTEX_T;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -25,8 +24,8 @@ final class IbvCq {
             U32.withName("async_events_completed"))
             .withName("ibv_cq");
 
-    static final long CONTEXT = offset(LAYOUT, "context");
-    static final long CQE = offset(LAYOUT, "cqe");
+    static final Field.OfAddress CONTEXT = Field.ofAddress(LAYOUT, "context");
+    static final Field.OfInt CQE = Field.ofInt(LAYOUT, "cqe");
 
     private IbvCq() {
     }

@@ -2,7 +2,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.chars;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
@@ -23,7 +22,7 @@ final class IbvDevice {
             chars(IBV_SYSFS_PATH_MAX).withName("ibdev_path"))
             .withName("ibv_device");
 
-    static final long NODE_TYPE = offset(LAYOUT, "node_type");
+    static final Field.OfInt NODE_TYPE = Field.ofInt(LAYOUT, "node_type");
 
     private IbvDevice() {
     }

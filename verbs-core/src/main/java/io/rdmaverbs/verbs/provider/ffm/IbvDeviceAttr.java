@@ -8,7 +8,6 @@ import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U8;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.chars;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
@@ -16,8 +15,11 @@ import java.lang.foreign.StructLayout;
 /** {@code struct ibv_device_attr}, filled by {@code ibv_query_device}. */
 final class IbvDeviceAttr {
 
+    /** {@code char fw_ver[64]}, NUL-terminated when shorter. */
+    static final int FW_VER_LENGTH = 64;
+
     static final StructLayout LAYOUT = MemoryLayout.structLayout(
-            chars(64).withName("fw_ver"),
+            chars(FW_VER_LENGTH).withName("fw_ver"),
             BE64.withName("node_guid"),
             BE64.withName("sys_image_guid"),
             U64.withName("max_mr_size"),
@@ -60,31 +62,31 @@ final class IbvDeviceAttr {
             MemoryLayout.paddingLayout(4))
             .withName("ibv_device_attr");
 
-    static final long FW_VER = offset(LAYOUT, "fw_ver");
-    static final long NODE_GUID = offset(LAYOUT, "node_guid");
-    static final long SYS_IMAGE_GUID = offset(LAYOUT, "sys_image_guid");
-    static final long MAX_MR_SIZE = offset(LAYOUT, "max_mr_size");
-    static final long PAGE_SIZE_CAP = offset(LAYOUT, "page_size_cap");
-    static final long VENDOR_ID = offset(LAYOUT, "vendor_id");
-    static final long VENDOR_PART_ID = offset(LAYOUT, "vendor_part_id");
-    static final long HW_VER = offset(LAYOUT, "hw_ver");
-    static final long MAX_QP = offset(LAYOUT, "max_qp");
-    static final long MAX_QP_WR = offset(LAYOUT, "max_qp_wr");
-    static final long DEVICE_CAP_FLAGS = offset(LAYOUT, "device_cap_flags");
-    static final long MAX_SGE = offset(LAYOUT, "max_sge");
-    static final long MAX_CQ = offset(LAYOUT, "max_cq");
-    static final long MAX_CQE = offset(LAYOUT, "max_cqe");
-    static final long MAX_MR = offset(LAYOUT, "max_mr");
-    static final long MAX_PD = offset(LAYOUT, "max_pd");
-    static final long MAX_QP_RD_ATOM = offset(LAYOUT, "max_qp_rd_atom");
-    static final long MAX_QP_INIT_RD_ATOM = offset(LAYOUT, "max_qp_init_rd_atom");
-    static final long MAX_MCAST_GRP = offset(LAYOUT, "max_mcast_grp");
-    static final long MAX_MCAST_QP_ATTACH = offset(LAYOUT, "max_mcast_qp_attach");
-    static final long MAX_AH = offset(LAYOUT, "max_ah");
-    static final long MAX_SRQ = offset(LAYOUT, "max_srq");
-    static final long MAX_SRQ_WR = offset(LAYOUT, "max_srq_wr");
-    static final long MAX_SRQ_SGE = offset(LAYOUT, "max_srq_sge");
-    static final long PHYS_PORT_CNT = offset(LAYOUT, "phys_port_cnt");
+    static final long FW_VER = Field.offset(LAYOUT, "fw_ver");
+    static final Field.OfLong NODE_GUID = Field.ofLong(LAYOUT, "node_guid");
+    static final Field.OfLong SYS_IMAGE_GUID = Field.ofLong(LAYOUT, "sys_image_guid");
+    static final Field.OfLong MAX_MR_SIZE = Field.ofLong(LAYOUT, "max_mr_size");
+    static final Field.OfLong PAGE_SIZE_CAP = Field.ofLong(LAYOUT, "page_size_cap");
+    static final Field.OfInt VENDOR_ID = Field.ofInt(LAYOUT, "vendor_id");
+    static final Field.OfInt VENDOR_PART_ID = Field.ofInt(LAYOUT, "vendor_part_id");
+    static final Field.OfInt HW_VER = Field.ofInt(LAYOUT, "hw_ver");
+    static final Field.OfInt MAX_QP = Field.ofInt(LAYOUT, "max_qp");
+    static final Field.OfInt MAX_QP_WR = Field.ofInt(LAYOUT, "max_qp_wr");
+    static final Field.OfInt DEVICE_CAP_FLAGS = Field.ofInt(LAYOUT, "device_cap_flags");
+    static final Field.OfInt MAX_SGE = Field.ofInt(LAYOUT, "max_sge");
+    static final Field.OfInt MAX_CQ = Field.ofInt(LAYOUT, "max_cq");
+    static final Field.OfInt MAX_CQE = Field.ofInt(LAYOUT, "max_cqe");
+    static final Field.OfInt MAX_MR = Field.ofInt(LAYOUT, "max_mr");
+    static final Field.OfInt MAX_PD = Field.ofInt(LAYOUT, "max_pd");
+    static final Field.OfInt MAX_QP_RD_ATOM = Field.ofInt(LAYOUT, "max_qp_rd_atom");
+    static final Field.OfInt MAX_QP_INIT_RD_ATOM = Field.ofInt(LAYOUT, "max_qp_init_rd_atom");
+    static final Field.OfInt MAX_MCAST_GRP = Field.ofInt(LAYOUT, "max_mcast_grp");
+    static final Field.OfInt MAX_MCAST_QP_ATTACH = Field.ofInt(LAYOUT, "max_mcast_qp_attach");
+    static final Field.OfInt MAX_AH = Field.ofInt(LAYOUT, "max_ah");
+    static final Field.OfInt MAX_SRQ = Field.ofInt(LAYOUT, "max_srq");
+    static final Field.OfInt MAX_SRQ_WR = Field.ofInt(LAYOUT, "max_srq_wr");
+    static final Field.OfInt MAX_SRQ_SGE = Field.ofInt(LAYOUT, "max_srq_sge");
+    static final Field.OfByte PHYS_PORT_CNT = Field.ofByte(LAYOUT, "phys_port_cnt");
 
     /** {@code IBV_DEVICE_XRC} in {@code device_cap_flags}. */
     static final int IBV_DEVICE_XRC = 1 << 20;

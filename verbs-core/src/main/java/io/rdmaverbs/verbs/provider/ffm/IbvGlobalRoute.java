@@ -3,7 +3,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.GID;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U8;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
@@ -20,11 +19,11 @@ final class IbvGlobalRoute {
             MemoryLayout.paddingLayout(1))
             .withName("ibv_global_route");
 
-    static final long DGID = offset(LAYOUT, "dgid");
-    static final long FLOW_LABEL = offset(LAYOUT, "flow_label");
-    static final long SGID_INDEX = offset(LAYOUT, "sgid_index");
-    static final long HOP_LIMIT = offset(LAYOUT, "hop_limit");
-    static final long TRAFFIC_CLASS = offset(LAYOUT, "traffic_class");
+    static final long DGID = Field.offset(LAYOUT, "dgid");
+    static final Field.OfInt FLOW_LABEL = Field.ofInt(LAYOUT, "flow_label");
+    static final Field.OfByte SGID_INDEX = Field.ofByte(LAYOUT, "sgid_index");
+    static final Field.OfByte HOP_LIMIT = Field.ofByte(LAYOUT, "hop_limit");
+    static final Field.OfByte TRAFFIC_CLASS = Field.ofByte(LAYOUT, "traffic_class");
 
     private IbvGlobalRoute() {
     }

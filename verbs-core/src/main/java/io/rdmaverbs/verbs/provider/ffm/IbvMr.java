@@ -2,7 +2,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.SIZE_T;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -22,10 +21,10 @@ final class IbvMr {
             MemoryLayout.paddingLayout(4))
             .withName("ibv_mr");
 
-    static final long ADDR = offset(LAYOUT, "addr");
-    static final long LENGTH = offset(LAYOUT, "length");
-    static final long LKEY = offset(LAYOUT, "lkey");
-    static final long RKEY = offset(LAYOUT, "rkey");
+    static final Field.OfAddress ADDR = Field.ofAddress(LAYOUT, "addr");
+    static final Field.OfLong LENGTH = Field.ofLong(LAYOUT, "length");
+    static final Field.OfInt LKEY = Field.ofInt(LAYOUT, "lkey");
+    static final Field.OfInt RKEY = Field.ofInt(LAYOUT, "rkey");
 
     private IbvMr() {
     }

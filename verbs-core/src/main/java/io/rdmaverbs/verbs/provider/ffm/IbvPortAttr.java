@@ -5,7 +5,6 @@ import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U8;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
@@ -42,20 +41,20 @@ final class IbvPortAttr {
             MemoryLayout.paddingLayout(2))
             .withName("ibv_port_attr");
 
-    static final long STATE = offset(LAYOUT, "state");
-    static final long MAX_MTU = offset(LAYOUT, "max_mtu");
-    static final long ACTIVE_MTU = offset(LAYOUT, "active_mtu");
-    static final long GID_TBL_LEN = offset(LAYOUT, "gid_tbl_len");
-    static final long PORT_CAP_FLAGS = offset(LAYOUT, "port_cap_flags");
-    static final long MAX_MSG_SZ = offset(LAYOUT, "max_msg_sz");
-    static final long PKEY_TBL_LEN = offset(LAYOUT, "pkey_tbl_len");
-    static final long LID = offset(LAYOUT, "lid");
-    static final long SM_LID = offset(LAYOUT, "sm_lid");
-    static final long LMC = offset(LAYOUT, "lmc");
-    static final long ACTIVE_WIDTH = offset(LAYOUT, "active_width");
-    static final long ACTIVE_SPEED = offset(LAYOUT, "active_speed");
-    static final long PHYS_STATE = offset(LAYOUT, "phys_state");
-    static final long LINK_LAYER = offset(LAYOUT, "link_layer");
+    static final Field.OfInt STATE = Field.ofInt(LAYOUT, "state");
+    static final Field.OfInt MAX_MTU = Field.ofInt(LAYOUT, "max_mtu");
+    static final Field.OfInt ACTIVE_MTU = Field.ofInt(LAYOUT, "active_mtu");
+    static final Field.OfInt GID_TBL_LEN = Field.ofInt(LAYOUT, "gid_tbl_len");
+    static final Field.OfInt PORT_CAP_FLAGS = Field.ofInt(LAYOUT, "port_cap_flags");
+    static final Field.OfInt MAX_MSG_SZ = Field.ofInt(LAYOUT, "max_msg_sz");
+    static final Field.OfShort PKEY_TBL_LEN = Field.ofShort(LAYOUT, "pkey_tbl_len");
+    static final Field.OfShort LID = Field.ofShort(LAYOUT, "lid");
+    static final Field.OfShort SM_LID = Field.ofShort(LAYOUT, "sm_lid");
+    static final Field.OfByte LMC = Field.ofByte(LAYOUT, "lmc");
+    static final Field.OfByte ACTIVE_WIDTH = Field.ofByte(LAYOUT, "active_width");
+    static final Field.OfByte ACTIVE_SPEED = Field.ofByte(LAYOUT, "active_speed");
+    static final Field.OfByte PHYS_STATE = Field.ofByte(LAYOUT, "phys_state");
+    static final Field.OfByte LINK_LAYER = Field.ofByte(LAYOUT, "link_layer");
 
     private IbvPortAttr() {
     }

@@ -4,7 +4,6 @@ import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.PTHREAD_COND_T;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.PTHREAD_MUTEX_T;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -30,8 +29,8 @@ final class IbvQp {
             MemoryLayout.paddingLayout(4))
             .withName("ibv_qp");
 
-    static final long CONTEXT = offset(LAYOUT, "context");
-    static final long QP_NUM = offset(LAYOUT, "qp_num");
+    static final Field.OfAddress CONTEXT = Field.ofAddress(LAYOUT, "context");
+    static final Field.OfInt QP_NUM = Field.ofInt(LAYOUT, "qp_num");
 
     private IbvQp() {
     }

@@ -4,7 +4,6 @@ import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U8;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
@@ -43,23 +42,23 @@ final class IbvQpAttr {
             MemoryLayout.paddingLayout(4))
             .withName("ibv_qp_attr");
 
-    static final long QP_STATE = offset(LAYOUT, "qp_state");
-    static final long PATH_MTU = offset(LAYOUT, "path_mtu");
-    static final long QKEY = offset(LAYOUT, "qkey");
-    static final long RQ_PSN = offset(LAYOUT, "rq_psn");
-    static final long SQ_PSN = offset(LAYOUT, "sq_psn");
-    static final long DEST_QP_NUM = offset(LAYOUT, "dest_qp_num");
-    static final long QP_ACCESS_FLAGS = offset(LAYOUT, "qp_access_flags");
-    static final long CAP = offset(LAYOUT, "cap");
-    static final long AH_ATTR = offset(LAYOUT, "ah_attr");
-    static final long PKEY_INDEX = offset(LAYOUT, "pkey_index");
-    static final long MAX_RD_ATOMIC = offset(LAYOUT, "max_rd_atomic");
-    static final long MAX_DEST_RD_ATOMIC = offset(LAYOUT, "max_dest_rd_atomic");
-    static final long MIN_RNR_TIMER = offset(LAYOUT, "min_rnr_timer");
-    static final long PORT_NUM = offset(LAYOUT, "port_num");
-    static final long TIMEOUT = offset(LAYOUT, "timeout");
-    static final long RETRY_CNT = offset(LAYOUT, "retry_cnt");
-    static final long RNR_RETRY = offset(LAYOUT, "rnr_retry");
+    static final Field.OfInt QP_STATE = Field.ofInt(LAYOUT, "qp_state");
+    static final Field.OfInt PATH_MTU = Field.ofInt(LAYOUT, "path_mtu");
+    static final Field.OfInt QKEY = Field.ofInt(LAYOUT, "qkey");
+    static final Field.OfInt RQ_PSN = Field.ofInt(LAYOUT, "rq_psn");
+    static final Field.OfInt SQ_PSN = Field.ofInt(LAYOUT, "sq_psn");
+    static final Field.OfInt DEST_QP_NUM = Field.ofInt(LAYOUT, "dest_qp_num");
+    static final Field.OfInt QP_ACCESS_FLAGS = Field.ofInt(LAYOUT, "qp_access_flags");
+    static final long CAP = Field.offset(LAYOUT, "cap");
+    static final long AH_ATTR = Field.offset(LAYOUT, "ah_attr");
+    static final Field.OfShort PKEY_INDEX = Field.ofShort(LAYOUT, "pkey_index");
+    static final Field.OfByte MAX_RD_ATOMIC = Field.ofByte(LAYOUT, "max_rd_atomic");
+    static final Field.OfByte MAX_DEST_RD_ATOMIC = Field.ofByte(LAYOUT, "max_dest_rd_atomic");
+    static final Field.OfByte MIN_RNR_TIMER = Field.ofByte(LAYOUT, "min_rnr_timer");
+    static final Field.OfByte PORT_NUM = Field.ofByte(LAYOUT, "port_num");
+    static final Field.OfByte TIMEOUT = Field.ofByte(LAYOUT, "timeout");
+    static final Field.OfByte RETRY_CNT = Field.ofByte(LAYOUT, "retry_cnt");
+    static final Field.OfByte RNR_RETRY = Field.ofByte(LAYOUT, "rnr_retry");
 
     private IbvQpAttr() {
     }

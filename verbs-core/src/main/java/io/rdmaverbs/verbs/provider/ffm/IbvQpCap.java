@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
@@ -20,31 +19,31 @@ final class IbvQpCap {
             U32.withName("max_inline_data"))
             .withName("ibv_qp_cap");
 
-    static final long MAX_SEND_WR = offset(LAYOUT, "max_send_wr");
-    static final long MAX_RECV_WR = offset(LAYOUT, "max_recv_wr");
-    static final long MAX_SEND_SGE = offset(LAYOUT, "max_send_sge");
-    static final long MAX_RECV_SGE = offset(LAYOUT, "max_recv_sge");
-    static final long MAX_INLINE_DATA = offset(LAYOUT, "max_inline_data");
+    static final Field.OfInt MAX_SEND_WR = Field.ofInt(LAYOUT, "max_send_wr");
+    static final Field.OfInt MAX_RECV_WR = Field.ofInt(LAYOUT, "max_recv_wr");
+    static final Field.OfInt MAX_SEND_SGE = Field.ofInt(LAYOUT, "max_send_sge");
+    static final Field.OfInt MAX_RECV_SGE = Field.ofInt(LAYOUT, "max_recv_sge");
+    static final Field.OfInt MAX_INLINE_DATA = Field.ofInt(LAYOUT, "max_inline_data");
 
     private IbvQpCap() {
     }
 
     static void write(MemorySegment segment, long base, QpCapabilities cap) {
-        segment.set(U32, base + MAX_SEND_WR, cap.maxSendWr());
-        segment.set(U32, base + MAX_RECV_WR, cap.maxRecvWr());
-        segment.set(U32, base + MAX_SEND_SGE, cap.maxSendSge());
-        segment.set(U32, base + MAX_RECV_SGE, cap.maxRecvSge());
-        segment.set(U32, base + MAX_INLINE_DATA, cap.maxInlineData());
+        MAX_SEND_WR.set(segment, base, cap.maxSendWr());
+        MAX_RECV_WR.set(segment, base, cap.maxRecvWr());
+        MAX_SEND_SGE.set(segment, base, cap.maxSendSge());
+        MAX_RECV_SGE.set(segment, base, cap.maxRecvSge());
+        MAX_INLINE_DATA.set(segment, base, cap.maxInlineData());
     }
 
     /** Values above {@code Integer.MAX_VALUE} (never seen in practice) are clamped, the record wants ints. */
     static QpCapabilities read(MemorySegment segment, long base) {
         return new QpCapabilities(
-                clamp(segment.get(U32, base + MAX_SEND_WR)),
-                clamp(segment.get(U32, base + MAX_RECV_WR)),
-                clamp(segment.get(U32, base + MAX_SEND_SGE)),
-                clamp(segment.get(U32, base + MAX_RECV_SGE)),
-                clamp(segment.get(U32, base + MAX_INLINE_DATA)));
+                clamp(MAX_SEND_WR.get(segment, base)),
+                clamp(MAX_RECV_WR.get(segment, base)),
+                clamp(MAX_SEND_SGE.get(segment, base)),
+                clamp(MAX_RECV_SGE.get(segment, base)),
+                clamp(MAX_INLINE_DATA.get(segment, base)));
     }
 
     private static int clamp(int u32) {

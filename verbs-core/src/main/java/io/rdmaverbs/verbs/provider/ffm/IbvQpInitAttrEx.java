@@ -6,7 +6,6 @@ import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.chars;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -43,15 +42,15 @@ final class IbvQpInitAttrEx {
             U64.withName("send_ops_flags"))
             .withName("ibv_qp_init_attr_ex");
 
-    static final long SEND_CQ = offset(LAYOUT, "send_cq");
-    static final long RECV_CQ = offset(LAYOUT, "recv_cq");
-    static final long SRQ = offset(LAYOUT, "srq");
-    static final long CAP = offset(LAYOUT, "cap");
-    static final long QP_TYPE = offset(LAYOUT, "qp_type");
-    static final long SQ_SIG_ALL = offset(LAYOUT, "sq_sig_all");
-    static final long COMP_MASK = offset(LAYOUT, "comp_mask");
-    static final long PD = offset(LAYOUT, "pd");
-    static final long XRCD = offset(LAYOUT, "xrcd");
+    static final Field.OfAddress SEND_CQ = Field.ofAddress(LAYOUT, "send_cq");
+    static final Field.OfAddress RECV_CQ = Field.ofAddress(LAYOUT, "recv_cq");
+    static final Field.OfAddress SRQ = Field.ofAddress(LAYOUT, "srq");
+    static final long CAP = Field.offset(LAYOUT, "cap");
+    static final Field.OfInt QP_TYPE = Field.ofInt(LAYOUT, "qp_type");
+    static final Field.OfInt SQ_SIG_ALL = Field.ofInt(LAYOUT, "sq_sig_all");
+    static final Field.OfInt COMP_MASK = Field.ofInt(LAYOUT, "comp_mask");
+    static final Field.OfAddress PD = Field.ofAddress(LAYOUT, "pd");
+    static final Field.OfAddress XRCD = Field.ofAddress(LAYOUT, "xrcd");
 
     private IbvQpInitAttrEx() {
     }

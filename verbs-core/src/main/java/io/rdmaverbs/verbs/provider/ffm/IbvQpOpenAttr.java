@@ -2,7 +2,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -25,10 +24,10 @@ final class IbvQpOpenAttr {
             MemoryLayout.paddingLayout(4))
             .withName("ibv_qp_open_attr");
 
-    static final long COMP_MASK = offset(LAYOUT, "comp_mask");
-    static final long QP_NUM = offset(LAYOUT, "qp_num");
-    static final long XRCD = offset(LAYOUT, "xrcd");
-    static final long QP_TYPE = offset(LAYOUT, "qp_type");
+    static final Field.OfInt COMP_MASK = Field.ofInt(LAYOUT, "comp_mask");
+    static final Field.OfInt QP_NUM = Field.ofInt(LAYOUT, "qp_num");
+    static final Field.OfAddress XRCD = Field.ofAddress(LAYOUT, "xrcd");
+    static final Field.OfInt QP_TYPE = Field.ofInt(LAYOUT, "qp_type");
 
     private IbvQpOpenAttr() {
     }

@@ -2,7 +2,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -20,9 +19,9 @@ final class IbvRecvWr {
             .withName("ibv_recv_wr");
 
     static final long SIZE = LAYOUT.byteSize();
-    static final long WR_ID = offset(LAYOUT, "wr_id");
-    static final long SG_LIST = offset(LAYOUT, "sg_list");
-    static final long NUM_SGE = offset(LAYOUT, "num_sge");
+    static final Field.OfLong WR_ID = Field.ofLong(LAYOUT, "wr_id");
+    static final Field.OfAddress SG_LIST = Field.ofAddress(LAYOUT, "sg_list");
+    static final Field.OfInt NUM_SGE = Field.ofInt(LAYOUT, "num_sge");
 
     private IbvRecvWr() {
     }

@@ -5,7 +5,6 @@ import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -52,22 +51,22 @@ final class IbvSendWr {
             .withName("ibv_send_wr");
 
     static final long SIZE = LAYOUT.byteSize();
-    static final long WR_ID = offset(LAYOUT, "wr_id");
-    static final long SG_LIST = offset(LAYOUT, "sg_list");
-    static final long NUM_SGE = offset(LAYOUT, "num_sge");
-    static final long OPCODE = offset(LAYOUT, "opcode");
-    static final long SEND_FLAGS = offset(LAYOUT, "send_flags");
-    static final long IMM_DATA = offset(LAYOUT, "imm_data");
-    static final long RDMA_REMOTE_ADDR = offset(LAYOUT, "wr", "rdma", "remote_addr");
-    static final long RDMA_RKEY = offset(LAYOUT, "wr", "rdma", "rkey");
-    static final long ATOMIC_REMOTE_ADDR = offset(LAYOUT, "wr", "atomic", "remote_addr");
-    static final long ATOMIC_COMPARE_ADD = offset(LAYOUT, "wr", "atomic", "compare_add");
-    static final long ATOMIC_SWAP = offset(LAYOUT, "wr", "atomic", "swap");
-    static final long ATOMIC_RKEY = offset(LAYOUT, "wr", "atomic", "rkey");
-    static final long UD_AH = offset(LAYOUT, "wr", "ud", "ah");
-    static final long UD_REMOTE_QPN = offset(LAYOUT, "wr", "ud", "remote_qpn");
-    static final long UD_REMOTE_QKEY = offset(LAYOUT, "wr", "ud", "remote_qkey");
-    static final long XRC_REMOTE_SRQN = offset(LAYOUT, "qp_type", "xrc", "remote_srqn");
+    static final Field.OfLong WR_ID = Field.ofLong(LAYOUT, "wr_id");
+    static final Field.OfAddress SG_LIST = Field.ofAddress(LAYOUT, "sg_list");
+    static final Field.OfInt NUM_SGE = Field.ofInt(LAYOUT, "num_sge");
+    static final Field.OfInt OPCODE = Field.ofInt(LAYOUT, "opcode");
+    static final Field.OfInt SEND_FLAGS = Field.ofInt(LAYOUT, "send_flags");
+    static final Field.OfInt IMM_DATA = Field.ofInt(LAYOUT, "imm_data");
+    static final Field.OfLong RDMA_REMOTE_ADDR = Field.ofLong(LAYOUT, "wr", "rdma", "remote_addr");
+    static final Field.OfInt RDMA_RKEY = Field.ofInt(LAYOUT, "wr", "rdma", "rkey");
+    static final Field.OfLong ATOMIC_REMOTE_ADDR = Field.ofLong(LAYOUT, "wr", "atomic", "remote_addr");
+    static final Field.OfLong ATOMIC_COMPARE_ADD = Field.ofLong(LAYOUT, "wr", "atomic", "compare_add");
+    static final Field.OfLong ATOMIC_SWAP = Field.ofLong(LAYOUT, "wr", "atomic", "swap");
+    static final Field.OfInt ATOMIC_RKEY = Field.ofInt(LAYOUT, "wr", "atomic", "rkey");
+    static final Field.OfAddress UD_AH = Field.ofAddress(LAYOUT, "wr", "ud", "ah");
+    static final Field.OfInt UD_REMOTE_QPN = Field.ofInt(LAYOUT, "wr", "ud", "remote_qpn");
+    static final Field.OfInt UD_REMOTE_QKEY = Field.ofInt(LAYOUT, "wr", "ud", "remote_qkey");
+    static final Field.OfInt XRC_REMOTE_SRQN = Field.ofInt(LAYOUT, "qp_type", "xrc", "remote_srqn");
 
     private IbvSendWr() {
     }

@@ -2,7 +2,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
@@ -17,9 +16,9 @@ final class IbvSge {
             .withName("ibv_sge");
 
     static final long SIZE = LAYOUT.byteSize();
-    static final long ADDR = offset(LAYOUT, "addr");
-    static final long LENGTH = offset(LAYOUT, "length");
-    static final long LKEY = offset(LAYOUT, "lkey");
+    static final Field.OfLong ADDR = Field.ofLong(LAYOUT, "addr");
+    static final Field.OfInt LENGTH = Field.ofInt(LAYOUT, "length");
+    static final Field.OfInt LKEY = Field.ofInt(LAYOUT, "lkey");
 
     private IbvSge() {
     }

@@ -3,7 +3,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.PTHREAD_COND_T;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.PTHREAD_MUTEX_T;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -24,7 +23,7 @@ final class IbvSrq {
             MemoryLayout.paddingLayout(4))
             .withName("ibv_srq");
 
-    static final long CONTEXT = offset(LAYOUT, "context");
+    static final Field.OfAddress CONTEXT = Field.ofAddress(LAYOUT, "context");
 
     private IbvSrq() {
     }

@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
@@ -15,9 +14,9 @@ final class IbvSrqAttr {
             U32.withName("srq_limit"))
             .withName("ibv_srq_attr");
 
-    static final long MAX_WR = offset(LAYOUT, "max_wr");
-    static final long MAX_SGE = offset(LAYOUT, "max_sge");
-    static final long SRQ_LIMIT = offset(LAYOUT, "srq_limit");
+    static final Field.OfInt MAX_WR = Field.ofInt(LAYOUT, "max_wr");
+    static final Field.OfInt MAX_SGE = Field.ofInt(LAYOUT, "max_sge");
+    static final Field.OfInt SRQ_LIMIT = Field.ofInt(LAYOUT, "srq_limit");
 
     private IbvSrqAttr() {
     }

@@ -3,7 +3,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.chars;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -35,12 +34,12 @@ final class IbvSrqInitAttrEx {
             chars(8).withName("tm_cap"))
             .withName("ibv_srq_init_attr_ex");
 
-    static final long ATTR = offset(LAYOUT, "attr");
-    static final long COMP_MASK = offset(LAYOUT, "comp_mask");
-    static final long SRQ_TYPE = offset(LAYOUT, "srq_type");
-    static final long PD = offset(LAYOUT, "pd");
-    static final long XRCD = offset(LAYOUT, "xrcd");
-    static final long CQ = offset(LAYOUT, "cq");
+    static final long ATTR = Field.offset(LAYOUT, "attr");
+    static final Field.OfInt COMP_MASK = Field.ofInt(LAYOUT, "comp_mask");
+    static final Field.OfInt SRQ_TYPE = Field.ofInt(LAYOUT, "srq_type");
+    static final Field.OfAddress PD = Field.ofAddress(LAYOUT, "pd");
+    static final Field.OfAddress XRCD = Field.ofAddress(LAYOUT, "xrcd");
+    static final Field.OfAddress CQ = Field.ofAddress(LAYOUT, "cq");
 
     private IbvSrqInitAttrEx() {
     }

@@ -6,7 +6,6 @@ import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U8;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
@@ -35,17 +34,17 @@ final class IbvWc {
             .withName("ibv_wc");
 
     static final long SIZE = LAYOUT.byteSize();
-    static final long WR_ID = offset(LAYOUT, "wr_id");
-    static final long STATUS = offset(LAYOUT, "status");
-    static final long OPCODE = offset(LAYOUT, "opcode");
-    static final long VENDOR_ERR = offset(LAYOUT, "vendor_err");
-    static final long BYTE_LEN = offset(LAYOUT, "byte_len");
-    static final long IMM_DATA = offset(LAYOUT, "imm_data");
-    static final long QP_NUM = offset(LAYOUT, "qp_num");
-    static final long SRC_QP = offset(LAYOUT, "src_qp");
-    static final long WC_FLAGS = offset(LAYOUT, "wc_flags");
-    static final long PKEY_INDEX = offset(LAYOUT, "pkey_index");
-    static final long SLID = offset(LAYOUT, "slid");
+    static final Field.OfLong WR_ID = Field.ofLong(LAYOUT, "wr_id");
+    static final Field.OfInt STATUS = Field.ofInt(LAYOUT, "status");
+    static final Field.OfInt OPCODE = Field.ofInt(LAYOUT, "opcode");
+    static final Field.OfInt VENDOR_ERR = Field.ofInt(LAYOUT, "vendor_err");
+    static final Field.OfInt BYTE_LEN = Field.ofInt(LAYOUT, "byte_len");
+    static final Field.OfInt IMM_DATA = Field.ofInt(LAYOUT, "imm_data");
+    static final Field.OfInt QP_NUM = Field.ofInt(LAYOUT, "qp_num");
+    static final Field.OfInt SRC_QP = Field.ofInt(LAYOUT, "src_qp");
+    static final Field.OfInt WC_FLAGS = Field.ofInt(LAYOUT, "wc_flags");
+    static final Field.OfShort PKEY_INDEX = Field.ofShort(LAYOUT, "pkey_index");
+    static final Field.OfShort SLID = Field.ofShort(LAYOUT, "slid");
 
     private IbvWc() {
     }

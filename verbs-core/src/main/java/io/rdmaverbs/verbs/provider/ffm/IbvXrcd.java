@@ -1,6 +1,5 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -13,7 +12,7 @@ final class IbvXrcd {
             ADDRESS.withName("context"))
             .withName("ibv_xrcd");
 
-    static final long CONTEXT = offset(LAYOUT, "context");
+    static final Field.OfAddress CONTEXT = Field.ofAddress(LAYOUT, "context");
 
     private IbvXrcd() {
     }

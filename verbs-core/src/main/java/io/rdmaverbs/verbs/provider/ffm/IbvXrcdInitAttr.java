@@ -2,7 +2,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
@@ -19,9 +18,9 @@ final class IbvXrcdInitAttr {
             C_INT.withName("oflags"))
             .withName("ibv_xrcd_init_attr");
 
-    static final long COMP_MASK = offset(LAYOUT, "comp_mask");
-    static final long FD = offset(LAYOUT, "fd");
-    static final long OFLAGS = offset(LAYOUT, "oflags");
+    static final Field.OfInt COMP_MASK = Field.ofInt(LAYOUT, "comp_mask");
+    static final Field.OfInt FD = Field.ofInt(LAYOUT, "fd");
+    static final Field.OfInt OFLAGS = Field.ofInt(LAYOUT, "oflags");
 
     private IbvXrcdInitAttr() {
     }

@@ -2,8 +2,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Downcalls.CRITICAL;
 import static io.rdmaverbs.verbs.provider.ffm.Downcalls.ERRNO;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -107,7 +105,7 @@ final class InlineVerbs {
      * where the op does); going through the same checks costs nothing and cannot jump to NULL.
      */
     static int ibv_close_xrcd(MemorySegment state, MemorySegment xrcd) {
-        MemorySegment context = xrcd.reinterpret(IbvXrcd.LAYOUT.byteSize()).get(ADDRESS, IbvXrcd.CONTEXT);
+        MemorySegment context = IbvXrcd.CONTEXT.get(xrcd.reinterpret(IbvXrcd.LAYOUT.byteSize()));
         MemorySegment op = VerbsContext.op(context, VerbsContext.CLOSE_XRCD);
         if (isNull(op)) {
             return EOPNOTSUPP;
@@ -121,9 +119,9 @@ final class InlineVerbs {
 
     /** A QP asking for nothing but a PD is an old-style QP: {@code ibv_create_qp} does it. */
     static MemorySegment ibv_create_qp_ex(MemorySegment state, MemorySegment context, MemorySegment qpInitAttrEx) {
-        int mask = qpInitAttrEx.get(U32, IbvQpInitAttrEx.COMP_MASK);
+        int mask = IbvQpInitAttrEx.COMP_MASK.get(qpInitAttrEx);
         if (mask == IbvQpInitAttrEx.IBV_QP_INIT_ATTR_PD) {
-            return Libibverbs.ibv_create_qp(state, qpInitAttrEx.get(ADDRESS, IbvQpInitAttrEx.PD), qpInitAttrEx);
+            return Libibverbs.ibv_create_qp(state, IbvQpInitAttrEx.PD.get(qpInitAttrEx), qpInitAttrEx);
         }
         MemorySegment op = VerbsContext.op(context, VerbsContext.CREATE_QP_EX);
         if (isNull(op)) {
@@ -140,9 +138,9 @@ final class InlineVerbs {
     /** A basic SRQ with at most a PD and a type goes to {@code ibv_create_srq}. */
     static MemorySegment ibv_create_srq_ex(MemorySegment state, MemorySegment context,
             MemorySegment srqInitAttrEx) {
-        int mask = srqInitAttrEx.get(U32, IbvSrqInitAttrEx.COMP_MASK);
-        if (isBasicSrq(mask, srqInitAttrEx.get(C_ENUM, IbvSrqInitAttrEx.SRQ_TYPE))) {
-            return Libibverbs.ibv_create_srq(state, srqInitAttrEx.get(ADDRESS, IbvSrqInitAttrEx.PD), srqInitAttrEx);
+        int mask = IbvSrqInitAttrEx.COMP_MASK.get(srqInitAttrEx);
+        if (isBasicSrq(mask, IbvSrqInitAttrEx.SRQ_TYPE.get(srqInitAttrEx))) {
+            return Libibverbs.ibv_create_srq(state, IbvSrqInitAttrEx.PD.get(srqInitAttrEx), srqInitAttrEx);
         }
         MemorySegment op = VerbsContext.op(context, VerbsContext.CREATE_SRQ_EX);
         if (isNull(op)) {
@@ -180,7 +178,7 @@ final class InlineVerbs {
     }
 
     static int ibv_get_srq_num(MemorySegment state, MemorySegment srq, MemorySegment srqNumOut) {
-        MemorySegment context = srq.reinterpret(IbvSrq.LAYOUT.byteSize()).get(ADDRESS, IbvSrq.CONTEXT);
+        MemorySegment context = IbvSrq.CONTEXT.get(srq.reinterpret(IbvSrq.LAYOUT.byteSize()));
         MemorySegment op = VerbsContext.op(context, VerbsContext.GET_SRQ_NUM);
         if (isNull(op)) {
             return EOPNOTSUPP;
@@ -199,12 +197,12 @@ final class InlineVerbs {
      * path does not chase two pointers per call.
      *
      * @param object an {@code ibv_cq}, {@code ibv_qp} or {@code ibv_srq}
-     * @param contextField offset of its {@code context} field
-     * @param op offset of the op in {@code struct ibv_context_ops}
+     * @param contextField its {@code context} member
+     * @param op the op's member of {@code struct ibv_context_ops}
      */
-    static MemorySegment contextOp(MemorySegment object, long contextField, long op) {
-        MemorySegment context = object.reinterpret(contextField + ADDRESS.byteSize()).get(ADDRESS, contextField);
-        return context.reinterpret(IbvContext.LAYOUT.byteSize()).get(ADDRESS, IbvContext.OPS + op);
+    static MemorySegment contextOp(MemorySegment object, Field.OfAddress contextField, Field.OfAddress op) {
+        MemorySegment context = contextField.get(object.reinterpret(contextField.end()));
+        return op.get(context.reinterpret(IbvContext.LAYOUT.byteSize()), IbvContext.OPS);
     }
 
     /** Returns a negative value on error, without errno. */

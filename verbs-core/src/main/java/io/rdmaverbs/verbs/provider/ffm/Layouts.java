@@ -5,17 +5,14 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
-import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
-import java.lang.foreign.MemoryLayout.PathElement;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SequenceLayout;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
-/** The C scalar types of {@code verbs.h} as value layouts, and offset lookup by field path. */
+/** The C scalar types of {@code verbs.h} as value layouts; {@link Field} finds members in the structs built from them. */
 final class Layouts {
 
     static final ValueLayout.OfByte U8 = JAVA_BYTE;
@@ -61,11 +58,5 @@ final class Layouts {
             length++;
         }
         return new String(bytes.asSlice(0, length).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
-    }
-
-    /** {@code offsetof(struct, a.b.c)}. */
-    static long offset(GroupLayout struct, String... path) {
-        PathElement[] elements = Arrays.stream(path).map(PathElement::groupElement).toArray(PathElement[]::new);
-        return struct.byteOffset(elements);
     }
 }

@@ -1,13 +1,10 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.SIZE_T;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
-import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemorySegment;
 
@@ -49,8 +46,8 @@ final class MrVerbs {
                             : "could not register " + buffer.byteSize() + " bytes" + memlockHint(errno));
         }
         MemorySegment fields = mr.reinterpret(IbvMr.LAYOUT.byteSize());
-        return new NativeMr(provider, mr, p, buffer, fields.get(U32, IbvMr.LKEY), fields.get(U32, IbvMr.RKEY),
-                fields.get(ADDRESS, IbvMr.ADDR).address(), fields.get(SIZE_T, IbvMr.LENGTH));
+        return new NativeMr(provider, mr, p, buffer, IbvMr.LKEY.get(fields), IbvMr.RKEY.get(fields),
+                IbvMr.ADDR.get(fields).address(), IbvMr.LENGTH.get(fields));
     }
 
     void deregMr(MrHandle mr) {

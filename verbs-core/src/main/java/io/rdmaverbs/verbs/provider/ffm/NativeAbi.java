@@ -5,6 +5,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.PaddingLayout;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.UnionLayout;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,9 +31,11 @@ import io.rdmaverbs.verbs.attr.WcStatus;
 /**
  * Everything this binding assumes about the C ABI, as name/value pairs in the form
  * {@code src/test/c/verbs_abi.c} prints them from the real header: {@code sizeof(ibv_wc)},
- * {@code offsetof(ibv_wc, status)}, {@code sizeof(ibv_wc.status)} for every named field of every
- * layout the binding uses (derived from the very {@code StructLayout} constants, so the list cannot
- * drift from the code), and every constant it hard-codes or passes through from the model.
+ * {@code offsetof(ibv_wc, status)}, {@code sizeof(ibv_wc.status)} for every named member of every
+ * layout the binding uses, and every constant it hard-codes or passes through from the model. The
+ * members come from the very {@code StructLayout} constants the {@link Field} accessors are built
+ * from, and the test generates the C program's list of members from them too, so neither side can
+ * drift from the code: a width or offset the Java layout gets wrong differs from the header.
  */
 final class NativeAbi {
 
@@ -48,13 +51,28 @@ final class NativeAbi {
     private NativeAbi() {
     }
 
+    /**
+     * A named member of a struct layout, at any depth: {@code path} is the C member designator
+     * ({@code wr.ud.remote_qkey}; members of anonymous unions have no union in it, as in C).
+     */
+    record Member(String struct, String path, long offset, long size) {
+    }
+
     /** The whole table: layouts first, then constants. */
     static SequencedMap<String, Long> entries() {
+        return entries(STRUCTS);
+    }
+
+    /** The table for {@code structs} instead of {@link #STRUCTS}, with the same constants. */
+    static SequencedMap<String, Long> entries(List<StructLayout> structs) {
         SequencedMap<String, Long> entries = new LinkedHashMap<>();
-        for (StructLayout struct : STRUCTS) {
+        for (StructLayout struct : structs) {
             String name = struct.name().orElseThrow();
             entries.put("sizeof(" + name + ")", struct.byteSize());
-            fields(name, "", struct, 0, entries);
+            for (Member m : members(struct)) {
+                entries.put("offsetof(" + name + ", " + m.path() + ")", m.offset());
+                entries.put("sizeof(" + name + "." + m.path() + ")", m.size());
+            }
         }
         entries.putAll(constants());
         return entries;
@@ -64,8 +82,13 @@ final class NativeAbi {
      * Named members, recursing into nested unions and structs that are not themselves in
      * {@link #STRUCTS} (those are checked on their own); unnamed groups are C's anonymous unions.
      */
-    private static void fields(String struct, String prefix, GroupLayout group, long base,
-            Map<String, Long> entries) {
+    static List<Member> members(StructLayout struct) {
+        List<Member> members = new ArrayList<>();
+        members(struct.name().orElseThrow(), "", struct, 0, members);
+        return members;
+    }
+
+    private static void members(String struct, String prefix, GroupLayout group, long base, List<Member> out) {
         long offset = 0;
         for (MemoryLayout member : group.memberLayouts()) {
             long at = base + (group instanceof UnionLayout ? 0 : offset);
@@ -75,15 +98,14 @@ final class NativeAbi {
             }
             if (member.name().isEmpty()) {
                 if (member instanceof GroupLayout anonymous) {
-                    fields(struct, prefix, anonymous, at, entries);
+                    members(struct, prefix, anonymous, at, out);
                 }
                 continue;
             }
             String path = prefix + member.name().get();
-            entries.put("offsetof(" + struct + ", " + path + ")", at);
-            entries.put("sizeof(" + struct + "." + path + ")", member.byteSize());
+            out.add(new Member(struct, path, at, member.byteSize()));
             if (member instanceof GroupLayout nested && !isCheckedStruct(nested)) {
-                fields(struct, path + ".", nested, at, entries);
+                members(struct, path + ".", nested, at, out);
             }
         }
     }

@@ -1,10 +1,5 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.BE32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
-import static java.lang.foreign.ValueLayout.ADDRESS;
 
 
 import io.rdmaverbs.verbs.attr.SendOpcode;
@@ -35,83 +30,83 @@ final class NativeSendWr extends NativeWorkRequest implements SendWr {
 
     @Override
     public void opcode(SendOpcode opcode) {
-        wr.set(C_ENUM, IbvSendWr.OPCODE, opcode.value());
+        IbvSendWr.OPCODE.set(wr, opcode.value());
     }
 
     @Override
     public SendOpcode opcode() {
-        return SendOpcode.of(wr.get(C_ENUM, IbvSendWr.OPCODE));
+        return SendOpcode.of(IbvSendWr.OPCODE.get(wr));
     }
 
     @Override
     public void flags(int sendFlags) {
-        wr.set(U32, IbvSendWr.SEND_FLAGS, sendFlags);
+        IbvSendWr.SEND_FLAGS.set(wr, sendFlags);
     }
 
     @Override
     public int flags() {
-        return wr.get(U32, IbvSendWr.SEND_FLAGS);
+        return IbvSendWr.SEND_FLAGS.get(wr);
     }
 
     /** {@code htonl}: the big-endian layout stores network order. */
     @Override
     public void immediateData(int imm) {
-        wr.set(BE32, IbvSendWr.IMM_DATA, imm);
+        IbvSendWr.IMM_DATA.set(wr, imm);
     }
 
     @Override
     public int immediateData() {
-        return wr.get(BE32, IbvSendWr.IMM_DATA);
+        return IbvSendWr.IMM_DATA.get(wr);
     }
 
     @Override
     public void rdma(long remoteAddress, int rkey) {
-        wr.set(U64, IbvSendWr.RDMA_REMOTE_ADDR, remoteAddress);
-        wr.set(U32, IbvSendWr.RDMA_RKEY, rkey);
+        IbvSendWr.RDMA_REMOTE_ADDR.set(wr, remoteAddress);
+        IbvSendWr.RDMA_RKEY.set(wr, rkey);
         addressHandle = null;
     }
 
     @Override
     public void atomic(long remoteAddress, int rkey, long compareAdd, long swap) {
-        wr.set(U64, IbvSendWr.ATOMIC_REMOTE_ADDR, remoteAddress);
-        wr.set(U32, IbvSendWr.ATOMIC_RKEY, rkey);
-        wr.set(U64, IbvSendWr.ATOMIC_COMPARE_ADD, compareAdd);
-        wr.set(U64, IbvSendWr.ATOMIC_SWAP, swap);
+        IbvSendWr.ATOMIC_REMOTE_ADDR.set(wr, remoteAddress);
+        IbvSendWr.ATOMIC_RKEY.set(wr, rkey);
+        IbvSendWr.ATOMIC_COMPARE_ADD.set(wr, compareAdd);
+        IbvSendWr.ATOMIC_SWAP.set(wr, swap);
         addressHandle = null;
     }
 
     /** The union's {@code rdma} and {@code atomic} members both start with {@code remote_addr}. */
     @Override
     public long remoteAddress() {
-        return wr.get(U64, isAtomic() ? IbvSendWr.ATOMIC_REMOTE_ADDR : IbvSendWr.RDMA_REMOTE_ADDR);
+        return (isAtomic() ? IbvSendWr.ATOMIC_REMOTE_ADDR : IbvSendWr.RDMA_REMOTE_ADDR).get(wr);
     }
 
     @Override
     public int rkey() {
-        return wr.get(U32, isAtomic() ? IbvSendWr.ATOMIC_RKEY : IbvSendWr.RDMA_RKEY);
+        return (isAtomic() ? IbvSendWr.ATOMIC_RKEY : IbvSendWr.RDMA_RKEY).get(wr);
     }
 
     @Override
     public long compareAdd() {
-        return wr.get(U64, IbvSendWr.ATOMIC_COMPARE_ADD);
+        return IbvSendWr.ATOMIC_COMPARE_ADD.get(wr);
     }
 
     @Override
     public long swap() {
-        return wr.get(U64, IbvSendWr.ATOMIC_SWAP);
+        return IbvSendWr.ATOMIC_SWAP.get(wr);
     }
 
     private boolean isAtomic() {
-        int op = wr.get(C_ENUM, IbvSendWr.OPCODE);
+        int op = IbvSendWr.OPCODE.get(wr);
         return op == SendOpcode.ATOMIC_CMP_AND_SWP.value() || op == SendOpcode.ATOMIC_FETCH_AND_ADD.value();
     }
 
     @Override
     public void datagram(AhHandle ah, int remoteQpn, int remoteQkey) {
         NativeAh checked = provider.live(ah, NativeAh.class);
-        wr.set(ADDRESS, IbvSendWr.UD_AH, checked.pointer());
-        wr.set(U32, IbvSendWr.UD_REMOTE_QPN, remoteQpn);
-        wr.set(U32, IbvSendWr.UD_REMOTE_QKEY, remoteQkey);
+        IbvSendWr.UD_AH.set(wr, checked.pointer());
+        IbvSendWr.UD_REMOTE_QPN.set(wr, remoteQpn);
+        IbvSendWr.UD_REMOTE_QKEY.set(wr, remoteQkey);
         addressHandle = checked;
     }
 
@@ -122,21 +117,21 @@ final class NativeSendWr extends NativeWorkRequest implements SendWr {
 
     @Override
     public int remoteQpn() {
-        return wr.get(U32, IbvSendWr.UD_REMOTE_QPN);
+        return IbvSendWr.UD_REMOTE_QPN.get(wr);
     }
 
     @Override
     public int remoteQkey() {
-        return wr.get(U32, IbvSendWr.UD_REMOTE_QKEY);
+        return IbvSendWr.UD_REMOTE_QKEY.get(wr);
     }
 
     @Override
     public void xrcRemoteSrqNum(int srqNum) {
-        wr.set(U32, IbvSendWr.XRC_REMOTE_SRQN, srqNum);
+        IbvSendWr.XRC_REMOTE_SRQN.set(wr, srqNum);
     }
 
     @Override
     public int xrcRemoteSrqNum() {
-        return wr.get(U32, IbvSendWr.XRC_REMOTE_SRQN);
+        return IbvSendWr.XRC_REMOTE_SRQN.get(wr);
     }
 }

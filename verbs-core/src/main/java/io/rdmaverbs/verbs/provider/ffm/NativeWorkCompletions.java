@@ -1,10 +1,5 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.BE32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
@@ -49,58 +44,58 @@ final class NativeWorkCompletions implements WorkCompletions {
 
     @Override
     public long wrId(int index) {
-        return entries.get(U64, at(index) + IbvWc.WR_ID);
+        return IbvWc.WR_ID.get(entries, at(index));
     }
 
     @Override
     public int statusCode(int index) {
-        return entries.get(C_ENUM, at(index) + IbvWc.STATUS);
+        return IbvWc.STATUS.get(entries, at(index));
     }
 
     @Override
     public int opcodeCode(int index) {
-        return entries.get(C_ENUM, at(index) + IbvWc.OPCODE);
+        return IbvWc.OPCODE.get(entries, at(index));
     }
 
     @Override
     public int vendorError(int index) {
-        return entries.get(U32, at(index) + IbvWc.VENDOR_ERR);
+        return IbvWc.VENDOR_ERR.get(entries, at(index));
     }
 
     @Override
     public int byteLength(int index) {
-        return entries.get(U32, at(index) + IbvWc.BYTE_LEN);
+        return IbvWc.BYTE_LEN.get(entries, at(index));
     }
 
     /** {@code ntohl(wc.imm_data)}: the big-endian layout does the conversion. */
     @Override
     public int immediateData(int index) {
-        return entries.get(BE32, at(index) + IbvWc.IMM_DATA);
+        return IbvWc.IMM_DATA.get(entries, at(index));
     }
 
     @Override
     public int qpNum(int index) {
-        return entries.get(U32, at(index) + IbvWc.QP_NUM);
+        return IbvWc.QP_NUM.get(entries, at(index));
     }
 
     @Override
     public int sourceQp(int index) {
-        return entries.get(U32, at(index) + IbvWc.SRC_QP);
+        return IbvWc.SRC_QP.get(entries, at(index));
     }
 
     @Override
     public int wcFlags(int index) {
-        return entries.get(U32, at(index) + IbvWc.WC_FLAGS);
+        return IbvWc.WC_FLAGS.get(entries, at(index));
     }
 
     @Override
     public int pkeyIndex(int index) {
-        return Short.toUnsignedInt(entries.get(U16, at(index) + IbvWc.PKEY_INDEX));
+        return Short.toUnsignedInt(IbvWc.PKEY_INDEX.get(entries, at(index)));
     }
 
     @Override
     public int sourceLid(int index) {
-        return Short.toUnsignedInt(entries.get(U16, at(index) + IbvWc.SLID));
+        return Short.toUnsignedInt(IbvWc.SLID.get(entries, at(index)));
     }
 
     @Override

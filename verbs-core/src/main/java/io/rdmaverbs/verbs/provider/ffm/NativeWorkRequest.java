@@ -1,8 +1,5 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.Arena;
@@ -28,19 +25,20 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
     private final MemorySegment sgList;
     private final MemorySegment badWr;
     private final MemorySegment callState;
-    private final long wrIdOffset;
-    private final long sgListOffset;
-    private final long numSgeOffset;
+    private final Field.OfLong wrIdField;
+    private final Field.OfAddress sgListField;
+    private final Field.OfInt numSgeField;
 
-    NativeWorkRequest(StructLayout layout, long wrIdOffset, long sgListOffset, long numSgeOffset, int maxSge) {
+    NativeWorkRequest(StructLayout layout, Field.OfLong wrIdField, Field.OfAddress sgListField,
+            Field.OfInt numSgeField, int maxSge) {
         if (maxSge < 0) {
             throw new IllegalArgumentException("maxSge must be >= 0, was " + maxSge);
         }
         this.maxSge = maxSge;
         this.struct = layout.name().orElseThrow();
-        this.wrIdOffset = wrIdOffset;
-        this.sgListOffset = sgListOffset;
-        this.numSgeOffset = numSgeOffset;
+        this.wrIdField = wrIdField;
+        this.sgListField = sgListField;
+        this.numSgeField = numSgeField;
         long sgOffset = layout.byteSize();
         long badWrOffset = sgOffset + maxSge * IbvSge.SIZE;
         MemorySegment all = arena.allocate(badWrOffset + ADDRESS.byteSize(), layout.byteAlignment());
@@ -79,50 +77,50 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
     public void clear() {
         wr.fill((byte) 0);
         sgList.fill((byte) 0);
-        wr.set(ADDRESS, sgListOffset, sgList);
+        sgListField.set(wr, sgList);
     }
 
     @Override
     public final void wrId(long id) {
-        wr.set(U64, wrIdOffset, id);
+        wrIdField.set(wr, id);
     }
 
     @Override
     public final long wrId() {
-        return wr.get(U64, wrIdOffset);
+        return wrIdField.get(wr);
     }
 
     @Override
     public final void sge(int index, long address, int length, int lkey) {
         long at = Objects.checkIndex(index, maxSge) * IbvSge.SIZE;
-        sgList.set(U64, at + IbvSge.ADDR, address);
-        sgList.set(U32, at + IbvSge.LENGTH, length);
-        sgList.set(U32, at + IbvSge.LKEY, lkey);
+        IbvSge.ADDR.set(sgList, at, address);
+        IbvSge.LENGTH.set(sgList, at, length);
+        IbvSge.LKEY.set(sgList, at, lkey);
     }
 
     @Override
     public final void sgeCount(int count) {
-        wr.set(C_INT, numSgeOffset, Objects.checkIndex(count, maxSge + 1));
+        numSgeField.set(wr, Objects.checkIndex(count, maxSge + 1));
     }
 
     @Override
     public final int sgeCount() {
-        return wr.get(C_INT, numSgeOffset);
+        return numSgeField.get(wr);
     }
 
     @Override
     public final long sgeAddress(int index) {
-        return sgList.get(U64, Objects.checkIndex(index, maxSge) * IbvSge.SIZE + IbvSge.ADDR);
+        return IbvSge.ADDR.get(sgList, Objects.checkIndex(index, maxSge) * IbvSge.SIZE);
     }
 
     @Override
     public final int sgeLength(int index) {
-        return sgList.get(U32, Objects.checkIndex(index, maxSge) * IbvSge.SIZE + IbvSge.LENGTH);
+        return IbvSge.LENGTH.get(sgList, Objects.checkIndex(index, maxSge) * IbvSge.SIZE);
     }
 
     @Override
     public final int sgeLkey(int index) {
-        return sgList.get(U32, Objects.checkIndex(index, maxSge) * IbvSge.SIZE + IbvSge.LKEY);
+        return IbvSge.LKEY.get(sgList, Objects.checkIndex(index, maxSge) * IbvSge.SIZE);
     }
 
     @Override

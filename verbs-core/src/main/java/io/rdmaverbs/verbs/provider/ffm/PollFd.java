@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.MemoryLayout;
@@ -18,9 +17,9 @@ final class PollFd {
             JAVA_SHORT.withName("revents"))
             .withName("pollfd");
 
-    static final long FD = offset(LAYOUT, "fd");
-    static final long EVENTS = offset(LAYOUT, "events");
-    static final long REVENTS = offset(LAYOUT, "revents");
+    static final Field.OfInt FD = Field.ofInt(LAYOUT, "fd");
+    static final Field.OfShort EVENTS = Field.ofShort(LAYOUT, "events");
+    static final Field.OfShort REVENTS = Field.ofShort(LAYOUT, "revents");
 
     private PollFd() {
     }

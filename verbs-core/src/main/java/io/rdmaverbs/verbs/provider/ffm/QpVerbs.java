@@ -1,11 +1,6 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U16;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.U8;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
@@ -13,7 +8,6 @@ import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.mtu;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.required;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.lang.foreign.Arena;
@@ -68,20 +62,20 @@ final class QpVerbs {
             if (type == QpType.XRC_RECV) {
                 NativeXrcd xrcd = provider.live(required(spec.xrcd(), "an XRC_RECV QP needs an XRC domain"),
                         NativeXrcd.class);
-                attr.set(U32, IbvQpInitAttrEx.COMP_MASK, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_XRCD);
-                attr.set(ADDRESS, IbvQpInitAttrEx.XRCD, xrcd.pointer());
+                IbvQpInitAttrEx.COMP_MASK.set(attr, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_XRCD);
+                IbvQpInitAttrEx.XRCD.set(attr, xrcd.pointer());
             } else {
                 NativePd pd = provider.live(required(spec.pd(), "a " + type + " QP needs a protection domain"),
                         NativePd.class);
-                attr.set(U32, IbvQpInitAttrEx.COMP_MASK, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_PD);
-                attr.set(ADDRESS, IbvQpInitAttrEx.PD, pd.pointer());
-                attr.set(ADDRESS, IbvQpInitAttrEx.SEND_CQ, pointerOf(spec.sendCq(), NativeCq.class));
-                attr.set(ADDRESS, IbvQpInitAttrEx.RECV_CQ, pointerOf(spec.recvCq(), NativeCq.class));
-                attr.set(ADDRESS, IbvQpInitAttrEx.SRQ, pointerOf(spec.srq(), NativeSrq.class));
+                IbvQpInitAttrEx.COMP_MASK.set(attr, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_PD);
+                IbvQpInitAttrEx.PD.set(attr, pd.pointer());
+                IbvQpInitAttrEx.SEND_CQ.set(attr, pointerOf(spec.sendCq(), NativeCq.class));
+                IbvQpInitAttrEx.RECV_CQ.set(attr, pointerOf(spec.recvCq(), NativeCq.class));
+                IbvQpInitAttrEx.SRQ.set(attr, pointerOf(spec.srq(), NativeSrq.class));
             }
             IbvQpCap.write(attr, IbvQpInitAttrEx.CAP, spec.capabilities());
-            attr.set(C_ENUM, IbvQpInitAttrEx.QP_TYPE, type.value());
-            attr.set(C_INT, IbvQpInitAttrEx.SQ_SIG_ALL, spec.signalAll() ? 1 : 0);
+            IbvQpInitAttrEx.QP_TYPE.set(attr, type.value());
+            IbvQpInitAttrEx.SQ_SIG_ALL.set(attr, spec.signalAll() ? 1 : 0);
             MemorySegment qp = InlineVerbs.ibv_create_qp_ex(state, c.pointer(), attr);
             if (isNull(qp)) {
                 int errno = errnoOfNull(state);
@@ -104,11 +98,11 @@ final class QpVerbs {
         MemorySegment state = CallState.current();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(IbvQpOpenAttr.LAYOUT);
-            attr.set(U32, IbvQpOpenAttr.COMP_MASK, IbvQpOpenAttr.IBV_QP_OPEN_ATTR_NUM
+            IbvQpOpenAttr.COMP_MASK.set(attr, IbvQpOpenAttr.IBV_QP_OPEN_ATTR_NUM
                     | IbvQpOpenAttr.IBV_QP_OPEN_ATTR_XRCD | IbvQpOpenAttr.IBV_QP_OPEN_ATTR_TYPE);
-            attr.set(U32, IbvQpOpenAttr.QP_NUM, qpNum);
-            attr.set(ADDRESS, IbvQpOpenAttr.XRCD, x.pointer());
-            attr.set(C_ENUM, IbvQpOpenAttr.QP_TYPE, type.value());
+            IbvQpOpenAttr.QP_NUM.set(attr, qpNum);
+            IbvQpOpenAttr.XRCD.set(attr, x.pointer());
+            IbvQpOpenAttr.QP_TYPE.set(attr, type.value());
             MemorySegment qp = InlineVerbs.ibv_open_qp(state, c.pointer(), attr);
             if (isNull(qp)) {
                 int errno = errnoOfNull(state);
@@ -124,7 +118,7 @@ final class QpVerbs {
     }
 
     private NativeQp register(MemorySegment qp, NativeContext context, QpType type, QpCapabilities capabilities) {
-        int qpNum = qp.reinterpret(IbvQp.LAYOUT.byteSize()).get(U32, IbvQp.QP_NUM);
+        int qpNum = IbvQp.QP_NUM.get(qp.reinterpret(IbvQp.LAYOUT.byteSize()));
         NativeQp handle = new NativeQp(provider, qp, context, type, qpNum, capabilities,
                 InlineVerbs.contextOp(qp, IbvQp.CONTEXT, IbvContextOps.POST_SEND),
                 InlineVerbs.contextOp(qp, IbvQp.CONTEXT, IbvContextOps.POST_RECV));
@@ -147,21 +141,21 @@ final class QpVerbs {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(IbvQpAttr.LAYOUT);
             // Every field is written; the mask tells the kernel which ones mean something.
-            a.set(C_ENUM, IbvQpAttr.QP_STATE, modification.state().ordinal());
-            a.set(C_ENUM, IbvQpAttr.PATH_MTU, modification.pathMtu().value());
-            a.set(U32, IbvQpAttr.QKEY, modification.qkey());
-            a.set(U32, IbvQpAttr.RQ_PSN, modification.rqPsn());
-            a.set(U32, IbvQpAttr.SQ_PSN, modification.sqPsn());
-            a.set(U32, IbvQpAttr.DEST_QP_NUM, modification.destQpNum());
-            a.set(U32, IbvQpAttr.QP_ACCESS_FLAGS, modification.accessFlags());
-            a.set(U16, IbvQpAttr.PKEY_INDEX, (short) modification.pkeyIndex());
-            a.set(U8, IbvQpAttr.MAX_RD_ATOMIC, (byte) modification.maxRdAtomic());
-            a.set(U8, IbvQpAttr.MAX_DEST_RD_ATOMIC, (byte) modification.maxDestRdAtomic());
-            a.set(U8, IbvQpAttr.MIN_RNR_TIMER, (byte) modification.minRnrTimer());
-            a.set(U8, IbvQpAttr.PORT_NUM, (byte) modification.port());
-            a.set(U8, IbvQpAttr.TIMEOUT, (byte) modification.timeout());
-            a.set(U8, IbvQpAttr.RETRY_CNT, (byte) modification.retryCount());
-            a.set(U8, IbvQpAttr.RNR_RETRY, (byte) modification.rnrRetry());
+            IbvQpAttr.QP_STATE.set(a, modification.state().ordinal());
+            IbvQpAttr.PATH_MTU.set(a, modification.pathMtu().value());
+            IbvQpAttr.QKEY.set(a, modification.qkey());
+            IbvQpAttr.RQ_PSN.set(a, modification.rqPsn());
+            IbvQpAttr.SQ_PSN.set(a, modification.sqPsn());
+            IbvQpAttr.DEST_QP_NUM.set(a, modification.destQpNum());
+            IbvQpAttr.QP_ACCESS_FLAGS.set(a, modification.accessFlags());
+            IbvQpAttr.PKEY_INDEX.set(a, (short) modification.pkeyIndex());
+            IbvQpAttr.MAX_RD_ATOMIC.set(a, (byte) modification.maxRdAtomic());
+            IbvQpAttr.MAX_DEST_RD_ATOMIC.set(a, (byte) modification.maxDestRdAtomic());
+            IbvQpAttr.MIN_RNR_TIMER.set(a, (byte) modification.minRnrTimer());
+            IbvQpAttr.PORT_NUM.set(a, (byte) modification.port());
+            IbvQpAttr.TIMEOUT.set(a, (byte) modification.timeout());
+            IbvQpAttr.RETRY_CNT.set(a, (byte) modification.retryCount());
+            IbvQpAttr.RNR_RETRY.set(a, (byte) modification.rnrRetry());
             AddressVector path = modification.addressVector();
             if (path != null) {
                 IbvAhAttr.write(a, IbvQpAttr.AH_ATTR, path);
@@ -188,17 +182,17 @@ final class QpVerbs {
                 throw failure("ibv_query_qp", q, errno, "could not query the QP");
             }
             return new QpAttributes(
-                    QpState.of(a.get(C_ENUM, IbvQpAttr.QP_STATE)),
+                    QpState.of(IbvQpAttr.QP_STATE.get(a)),
                     q.type(),
                     q.qpNum(),
-                    Byte.toUnsignedInt(a.get(U8, IbvQpAttr.PORT_NUM)),
-                    Short.toUnsignedInt(a.get(U16, IbvQpAttr.PKEY_INDEX)),
-                    a.get(U32, IbvQpAttr.QKEY),
-                    mtu(a.get(C_ENUM, IbvQpAttr.PATH_MTU)),
-                    a.get(U32, IbvQpAttr.DEST_QP_NUM),
-                    a.get(U32, IbvQpAttr.RQ_PSN),
-                    a.get(U32, IbvQpAttr.SQ_PSN),
-                    a.get(U32, IbvQpAttr.QP_ACCESS_FLAGS),
+                    Byte.toUnsignedInt(IbvQpAttr.PORT_NUM.get(a)),
+                    Short.toUnsignedInt(IbvQpAttr.PKEY_INDEX.get(a)),
+                    IbvQpAttr.QKEY.get(a),
+                    mtu(IbvQpAttr.PATH_MTU.get(a)),
+                    IbvQpAttr.DEST_QP_NUM.get(a),
+                    IbvQpAttr.RQ_PSN.get(a),
+                    IbvQpAttr.SQ_PSN.get(a),
+                    IbvQpAttr.QP_ACCESS_FLAGS.get(a),
                     IbvQpCap.read(a, IbvQpAttr.CAP));
         }
     }

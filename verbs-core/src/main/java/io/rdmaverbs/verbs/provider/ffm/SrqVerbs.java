@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
@@ -9,7 +8,6 @@ import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.required;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
-import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -49,19 +47,18 @@ final class SrqVerbs {
         MemorySegment state = CallState.current();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(IbvSrqInitAttrEx.LAYOUT);
-            attr.set(U32, IbvSrqInitAttrEx.ATTR + IbvSrqAttr.MAX_WR, spec.maxWr());
-            attr.set(U32, IbvSrqInitAttrEx.ATTR + IbvSrqAttr.MAX_SGE, spec.maxSge());
-            attr.set(U32, IbvSrqInitAttrEx.ATTR + IbvSrqAttr.SRQ_LIMIT, spec.limit());
+            IbvSrqAttr.MAX_WR.set(attr, IbvSrqInitAttrEx.ATTR, spec.maxWr());
+            IbvSrqAttr.MAX_SGE.set(attr, IbvSrqInitAttrEx.ATTR, spec.maxSge());
+            IbvSrqAttr.SRQ_LIMIT.set(attr, IbvSrqInitAttrEx.ATTR, spec.limit());
             int mask = IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_TYPE | IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_PD;
-            attr.set(ADDRESS, IbvSrqInitAttrEx.PD, pd.pointer());
+            IbvSrqInitAttrEx.PD.set(attr, pd.pointer());
             if (xrc) {
                 mask |= IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_XRCD | IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_CQ;
-                attr.set(ADDRESS, IbvSrqInitAttrEx.XRCD, xrcd.pointer());
-                attr.set(ADDRESS, IbvSrqInitAttrEx.CQ, cq.pointer());
+                IbvSrqInitAttrEx.XRCD.set(attr, xrcd.pointer());
+                IbvSrqInitAttrEx.CQ.set(attr, cq.pointer());
             }
-            attr.set(U32, IbvSrqInitAttrEx.COMP_MASK, mask);
-            attr.set(C_ENUM, IbvSrqInitAttrEx.SRQ_TYPE,
-                    xrc ? IbvSrqInitAttrEx.IBV_SRQT_XRC : IbvSrqInitAttrEx.IBV_SRQT_BASIC);
+            IbvSrqInitAttrEx.COMP_MASK.set(attr, mask);
+            IbvSrqInitAttrEx.SRQ_TYPE.set(attr, xrc ? IbvSrqInitAttrEx.IBV_SRQT_XRC : IbvSrqInitAttrEx.IBV_SRQT_BASIC);
             MemorySegment srq = InlineVerbs.ibv_create_srq_ex(state, c.pointer(), attr);
             if (isNull(srq)) {
                 int errno = errnoOfNull(state);

@@ -2,7 +2,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.SIZE_T;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
@@ -13,7 +12,8 @@ import java.lang.foreign.StructLayout;
  * {@code struct verbs_context}: the extended context every rdma-core provider allocates around the
  * {@code struct ibv_context} it hands out. It "grows up": new ops are added at the front, so a
  * context from an older library has a smaller {@code sz} and lacks the first ops. Only the ops this
- * binding calls are named; the other 33 are padding.
+ * binding calls are named; the 31 pointer slots between {@code query_port} and {@code open_qp} (30 ops,
+ * among them two ABI placeholders, and the {@code priv} pointer) are padding.
  */
 final class VerbsContext {
 
@@ -34,15 +34,15 @@ final class VerbsContext {
             IbvContext.LAYOUT.withName("context"))
             .withName("verbs_context");
 
-    static final long QUERY_PORT = offset(LAYOUT, "query_port");
-    static final long OPEN_QP = offset(LAYOUT, "open_qp");
-    static final long CREATE_QP_EX = offset(LAYOUT, "create_qp_ex");
-    static final long GET_SRQ_NUM = offset(LAYOUT, "get_srq_num");
-    static final long CREATE_SRQ_EX = offset(LAYOUT, "create_srq_ex");
-    static final long OPEN_XRCD = offset(LAYOUT, "open_xrcd");
-    static final long CLOSE_XRCD = offset(LAYOUT, "close_xrcd");
-    static final long SZ = offset(LAYOUT, "sz");
-    static final long CONTEXT = offset(LAYOUT, "context");
+    static final Field.OfAddress QUERY_PORT = Field.ofAddress(LAYOUT, "query_port");
+    static final Field.OfAddress OPEN_QP = Field.ofAddress(LAYOUT, "open_qp");
+    static final Field.OfAddress CREATE_QP_EX = Field.ofAddress(LAYOUT, "create_qp_ex");
+    static final Field.OfAddress GET_SRQ_NUM = Field.ofAddress(LAYOUT, "get_srq_num");
+    static final Field.OfAddress CREATE_SRQ_EX = Field.ofAddress(LAYOUT, "create_srq_ex");
+    static final Field.OfAddress OPEN_XRCD = Field.ofAddress(LAYOUT, "open_xrcd");
+    static final Field.OfAddress CLOSE_XRCD = Field.ofAddress(LAYOUT, "close_xrcd");
+    static final Field.OfLong SZ = Field.ofLong(LAYOUT, "sz");
+    static final long CONTEXT = Field.offset(LAYOUT, "context");
 
     private VerbsContext() {
     }
@@ -54,20 +54,20 @@ final class VerbsContext {
      * op, and the provider filled it in.
      *
      * @param context an {@code struct ibv_context *}
-     * @param op the op's offset in {@code struct verbs_context} (one of the constants above)
+     * @param op the op's member of {@code struct verbs_context} (one of the constants above)
      * @return the op's function pointer, or {@link MemorySegment#NULL} where {@code verbs.h} would
      *     fail the verb with {@code EOPNOTSUPP}
      */
-    static MemorySegment op(MemorySegment context, long op) {
+    static MemorySegment op(MemorySegment context, Field.OfAddress op) {
         MemorySegment ctx = context.reinterpret(IbvContext.LAYOUT.byteSize());
-        if (ctx.get(ADDRESS, IbvContext.ABI_COMPAT).address() != VERBS_ABI_IS_EXTENDED) {
+        if (IbvContext.ABI_COMPAT.get(ctx).address() != VERBS_ABI_IS_EXTENDED) {
             return MemorySegment.NULL;
         }
         MemorySegment vctx = MemorySegment.ofAddress(context.address() - CONTEXT).reinterpret(LAYOUT.byteSize());
-        long sz = vctx.get(SIZE_T, SZ);
-        if (Long.compareUnsigned(sz, LAYOUT.byteSize() - op) < 0) {
+        long sz = SZ.get(vctx);
+        if (Long.compareUnsigned(sz, LAYOUT.byteSize() - op.offset()) < 0) {
             return MemorySegment.NULL;
         }
-        return vctx.get(ADDRESS, op);
+        return op.get(vctx);
     }
 }

@@ -42,6 +42,11 @@ final class CCompiler {
         return compile(source, source.replace(".c", ""), List.of());
     }
 
+    /** Compiles {@code src/test/c/<source>} into an executable, with generated headers from {@code includes}. */
+    static Path program(String source, Path includes) throws IOException {
+        return compile(source, source.replace(".c", ""), List.of("-I" + includes.toAbsolutePath()));
+    }
+
     /** Compiles {@code src/test/c/<source>} into a shared library. */
     static Path sharedLibrary(String source) throws IOException {
         return compile(source, "lib" + source.replace(".c", ".so"), List.of("-shared", "-fPIC"));

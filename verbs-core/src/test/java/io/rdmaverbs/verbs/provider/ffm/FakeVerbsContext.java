@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
@@ -35,24 +34,24 @@ final class FakeVerbsContext {
     }
 
     FakeVerbsContext size(long sz) {
-        verbsContext.set(JAVA_LONG, VerbsContext.SZ, sz);
+        VerbsContext.SZ.set(verbsContext, sz);
         return this;
     }
 
     FakeVerbsContext abiCompat(long value) {
-        context.set(JAVA_LONG, IbvContext.ABI_COMPAT, value);
+        IbvContext.ABI_COMPAT.set(context, MemorySegment.ofAddress(value));
         return this;
     }
 
-    /** Sets an op of {@code struct verbs_context} (offset from {@link VerbsContext}). */
-    FakeVerbsContext op(long offset, MemorySegment function) {
-        verbsContext.set(ADDRESS, offset, function);
+    /** Sets an op of {@code struct verbs_context} (a member from {@link VerbsContext}). */
+    FakeVerbsContext op(Field.OfAddress op, MemorySegment function) {
+        op.set(verbsContext, function);
         return this;
     }
 
-    /** Sets an op of {@code ctx->ops} (offset from {@link IbvContextOps}). */
-    FakeVerbsContext contextOp(long offset, MemorySegment function) {
-        context.set(ADDRESS, IbvContext.OPS + offset, function);
+    /** Sets an op of {@code ctx->ops} (a member from {@link IbvContextOps}). */
+    FakeVerbsContext contextOp(Field.OfAddress op, MemorySegment function) {
+        op.set(context, IbvContext.OPS, function);
         return this;
     }
 

@@ -84,9 +84,9 @@ class InlineDispatchTest {
         long size = VerbsContext.LAYOUT.byteSize();
         device.op(VerbsContext.OPEN_XRCD, MemorySegment.ofAddress(0x1234_5678L));
 
-        device.size(size - VerbsContext.OPEN_XRCD);
+        device.size(size - VerbsContext.OPEN_XRCD.offset());
         assertThat(VerbsContext.op(device.context(), VerbsContext.OPEN_XRCD).address()).isEqualTo(0x1234_5678L);
-        device.size(size - VerbsContext.OPEN_XRCD - 1);
+        device.size(size - VerbsContext.OPEN_XRCD.offset() - 1);
         assertThat(VerbsContext.op(device.context(), VerbsContext.OPEN_XRCD)).isEqualTo(MemorySegment.NULL);
     }
 
@@ -148,7 +148,7 @@ class InlineDispatchTest {
     @Test
     void anXrcReceiveQpIsCreatedThroughCreateQpExWithTheXrcDomain() throws Exception {
         created = device.object(IbvQp.LAYOUT);
-        created.set(JAVA_INT, IbvQp.QP_NUM, 0x00ABCD);
+        IbvQp.QP_NUM.set(created, 0x00ABCD);
         device.op(VerbsContext.CREATE_QP_EX, upcall("createQpEx", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS)));
         NativeXrcd xrcd = new NativeXrcd(provider, MemorySegment.ofAddress(0x9000), context);
 
@@ -178,7 +178,7 @@ class InlineDispatchTest {
     @Test
     void anOpenedQpComesFromTheOpenQpOpWithNumberDomainAndType() throws Exception {
         created = device.object(IbvQp.LAYOUT);
-        created.set(JAVA_INT, IbvQp.QP_NUM, 0x77);
+        IbvQp.QP_NUM.set(created, 0x77);
         device.op(VerbsContext.OPEN_QP, upcall("openQp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS)));
         NativeXrcd xrcd = new NativeXrcd(provider, MemorySegment.ofAddress(0x9000), context);
 
@@ -256,9 +256,9 @@ class InlineDispatchTest {
     MemorySegment openXrcd(MemorySegment ctx, MemorySegment attr) {
         MemorySegment a = attr.reinterpret(IbvXrcdInitAttr.LAYOUT.byteSize());
         seenContext = ctx.address();
-        seenCompMask = a.get(JAVA_INT, IbvXrcdInitAttr.COMP_MASK);
-        seenFd = a.get(JAVA_INT, IbvXrcdInitAttr.FD);
-        seenOflags = a.get(JAVA_INT, IbvXrcdInitAttr.OFLAGS);
+        seenCompMask = IbvXrcdInitAttr.COMP_MASK.get(a);
+        seenFd = IbvXrcdInitAttr.FD.get(a);
+        seenOflags = IbvXrcdInitAttr.OFLAGS.get(a);
         return created;
     }
 
@@ -269,25 +269,25 @@ class InlineDispatchTest {
 
     MemorySegment createQpEx(MemorySegment ctx, MemorySegment attr) {
         MemorySegment a = attr.reinterpret(IbvQpInitAttrEx.LAYOUT.byteSize());
-        seenCompMask = a.get(JAVA_INT, IbvQpInitAttrEx.COMP_MASK);
-        seenQpType = a.get(JAVA_INT, IbvQpInitAttrEx.QP_TYPE);
-        seenXrcd = a.get(ADDRESS, IbvQpInitAttrEx.XRCD).address();
+        seenCompMask = IbvQpInitAttrEx.COMP_MASK.get(a);
+        seenQpType = IbvQpInitAttrEx.QP_TYPE.get(a);
+        seenXrcd = IbvQpInitAttrEx.XRCD.get(a).address();
         return created;
     }
 
     MemorySegment openQp(MemorySegment ctx, MemorySegment attr) {
         MemorySegment a = attr.reinterpret(IbvQpOpenAttr.LAYOUT.byteSize());
-        seenCompMask = a.get(JAVA_INT, IbvQpOpenAttr.COMP_MASK);
-        seenQpNum = a.get(JAVA_INT, IbvQpOpenAttr.QP_NUM);
-        seenXrcd = a.get(ADDRESS, IbvQpOpenAttr.XRCD).address();
-        seenQpType = a.get(JAVA_INT, IbvQpOpenAttr.QP_TYPE);
+        seenCompMask = IbvQpOpenAttr.COMP_MASK.get(a);
+        seenQpNum = IbvQpOpenAttr.QP_NUM.get(a);
+        seenXrcd = IbvQpOpenAttr.XRCD.get(a).address();
+        seenQpType = IbvQpOpenAttr.QP_TYPE.get(a);
         return created;
     }
 
     MemorySegment createSrqEx(MemorySegment ctx, MemorySegment attr) {
         MemorySegment a = attr.reinterpret(IbvSrqInitAttrEx.LAYOUT.byteSize());
-        seenCompMask = a.get(JAVA_INT, IbvSrqInitAttrEx.COMP_MASK);
-        seenXrcd = a.get(ADDRESS, IbvSrqInitAttrEx.XRCD).address();
+        seenCompMask = IbvSrqInitAttrEx.COMP_MASK.get(a);
+        seenXrcd = IbvSrqInitAttrEx.XRCD.get(a).address();
         return created;
     }
 
@@ -300,11 +300,11 @@ class InlineDispatchTest {
         seenPort = port;
         seenSize = size;
         MemorySegment a = attr.reinterpret(size);
-        a.set(JAVA_INT, IbvPortAttr.STATE, 4);
-        a.set(JAVA_INT, IbvPortAttr.MAX_MTU, 5);
-        a.set(JAVA_INT, IbvPortAttr.ACTIVE_MTU, 3);
-        a.set(JAVA_INT, IbvPortAttr.GID_TBL_LEN, 16);
-        a.set(JAVA_BYTE, IbvPortAttr.LINK_LAYER, (byte) 2);
+        IbvPortAttr.STATE.set(a, 4);
+        IbvPortAttr.MAX_MTU.set(a, 5);
+        IbvPortAttr.ACTIVE_MTU.set(a, 3);
+        IbvPortAttr.GID_TBL_LEN.set(a, 16);
+        IbvPortAttr.LINK_LAYER.set(a, (byte) 2);
         return 0;
     }
 }

@@ -1,9 +1,11 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,20 +17,23 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every struct layout, field offset and constant of the binding against the installed
+ * Every struct layout, member offset, member size and constant of the binding against the installed
  * {@code <infiniband/verbs.h>}: {@code src/test/c/verbs_abi.c} prints them from the header,
- * {@link NativeAbi} from the Java layouts, and any difference fails with its name.
+ * {@link NativeAbi} from the Java layouts, and any difference fails with its name. Which structs and
+ * members the C program prints is generated from the same layouts, so a member added in Java is
+ * checked with no edit to the C file.
  */
 class NativeAbiTest {
 
-    @Test
-    void everyLayoutFieldAndConstantMatchesTheInstalledVerbsHeader() throws IOException {
-        Optional<String> unavailable = CCompiler.unavailable();
-        assumeTrue(unavailable.isEmpty(), () -> "ABI check skipped: " + unavailable.orElseThrow());
+    @TempDir
+    Path generated;
 
-        Map<String, Long> header = parse(CCompiler.output(CCompiler.program("verbs_abi.c")));
+    @Test
+    void everyLayoutMemberAndConstantMatchesTheInstalledVerbsHeader() throws IOException {
+        Map<String, Long> header = headerFor(NativeAbi.STRUCTS);
 
         assertThat(compare(NativeAbi.entries(), header))
                 .as("differences between the Java layouts (NativeAbi) and <infiniband/verbs.h> (verbs_abi.c)")
@@ -37,20 +42,50 @@ class NativeAbiTest {
                 .containsKeys("offsetof(verbs_context, open_xrcd)", "offsetof(verbs_context, sz)",
                         "offsetof(verbs_context, context)", "offsetof(ibv_context, abi_compat)",
                         "offsetof(ibv_context_ops, post_send)", "offsetof(ibv_send_wr, wr.ud.remote_qkey)");
+        assertThat(header).as("the size of each struct and of each member is checked, not only offsets")
+                .containsEntry("sizeof(ibv_wc)", 48L)
+                .containsEntry("sizeof(ibv_wc.slid)", 2L)
+                .containsEntry("sizeof(ibv_context.mutex)", Layouts.PTHREAD_MUTEX_T.byteSize());
     }
 
     @Test
-    void aWrongOffsetAMissingFieldAndAStaleFieldAreEachReportedByName() {
+    void aMemberOfTheRightOffsetButTheWrongWidthFailsAgainstTheHeader() throws IOException {
+        Map<String, Long> header = headerFor(NativeAbi.STRUCTS);
+        // ibv_wc.slid is a uint16_t; as a byte plus a byte of padding, every offset and the struct's size
+        // stay right, and only the member's size tells.
+        StructLayout narrowSlid = MemoryLayout.structLayout(IbvWc.LAYOUT.memberLayouts().stream()
+                .flatMap(m -> m.name().equals(Optional.of("slid"))
+                        ? Stream.of(Layouts.U8.withName("slid"), MemoryLayout.paddingLayout(1))
+                        : Stream.of(m))
+                .toArray(MemoryLayout[]::new)).withName("ibv_wc");
+        List<StructLayout> structs = NativeAbi.STRUCTS.stream()
+                .map(s -> s == IbvWc.LAYOUT ? narrowSlid : s)
+                .toList();
+
+        assertThat(compare(NativeAbi.entries(structs), header)).containsExactly("sizeof(ibv_wc.slid): Java 1, header 2");
+    }
+
+    @Test
+    void aMemberTheHeaderLacksFailsToCompileWithItsName() {
+        StructLayout extra = MemoryLayout.structLayout(Layouts.U32.withName("added_in_java")).withName("ibv_wc");
+
+        assertThatThrownBy(() -> headerFor(List.of(extra)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("added_in_java");
+    }
+
+    @Test
+    void aWrongOffsetAMissingConstantAndAStaleConstantAreEachReportedByName() {
         Map<String, Long> java = new LinkedHashMap<>(NativeAbi.entries());
         Map<String, Long> header = new LinkedHashMap<>(java);
         java.put("offsetof(ibv_wc, imm_data)", java.get("offsetof(ibv_wc, imm_data)") + 4);
-        java.put("offsetof(ibv_wc, added_in_java)", 8L);
-        header.put("offsetof(ibv_wc, only_in_the_header)", 8L);
+        java.put("IBV_ADDED_IN_JAVA", 8L);
+        header.put("IBV_ONLY_IN_THE_HEADER", 8L);
 
         assertThat(compare(java, header)).containsExactlyInAnyOrder(
                 "offsetof(ibv_wc, imm_data): Java 28, header 24",
-                "offsetof(ibv_wc, added_in_java): Java 8, not printed by verbs_abi.c (add it there)",
-                "offsetof(ibv_wc, only_in_the_header): header 8, not in NativeAbi (stale line in verbs_abi.c?)");
+                "IBV_ADDED_IN_JAVA: Java 8, not printed by verbs_abi.c (add it there)",
+                "IBV_ONLY_IN_THE_HEADER: header 8, not in NativeAbi (stale line in verbs_abi.c?)");
     }
 
     @Test
@@ -95,6 +130,29 @@ class NativeAbiTest {
             }
         });
         return differences;
+    }
+
+    /**
+     * Runs verbs_abi.c with the STRUCT and FIELD lines of {@code structs} (in {@code verbs_abi_layouts.h},
+     * written to a directory of this test's own); skips the test without gcc or {@code verbs.h}.
+     */
+    private Map<String, Long> headerFor(List<StructLayout> structs) throws IOException {
+        Optional<String> unavailable = CCompiler.unavailable();
+        assumeTrue(unavailable.isEmpty(), () -> "ABI check skipped: " + unavailable.orElseThrow());
+        Files.writeString(generated.resolve("verbs_abi_layouts.h"), layoutLines(structs));
+        return parse(CCompiler.output(CCompiler.program("verbs_abi.c", generated)));
+    }
+
+    /** {@code STRUCT(s);} and one {@code FIELD(s, path);} per named member, as verbs_abi.c defines them. */
+    static String layoutLines(List<StructLayout> structs) {
+        StringBuilder lines = new StringBuilder("/* generated by NativeAbiTest from NativeAbi's layouts */\n");
+        for (StructLayout struct : structs) {
+            lines.append("\tSTRUCT(").append(struct.name().orElseThrow()).append(");\n");
+            for (NativeAbi.Member m : NativeAbi.members(struct)) {
+                lines.append("\tFIELD(").append(m.struct()).append(", ").append(m.path()).append(");\n");
+            }
+        }
+        return lines.toString();
     }
 
     private static Map<String, Long> parse(String output) {
