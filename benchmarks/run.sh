@@ -45,7 +45,7 @@ extra=(${BENCH_JMH_ARGS:-})
 if [ "$quick" = 1 ]; then extra=(-f 1 -wi 1 -i 2 -w 500ms -r 500ms "${extra[@]}"); fi
 
 if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
-  mvn -B -q -Pbenchmarks -pl benchmarks -am package -DskipTests
+  ./mvnw -B -q -Pbenchmarks -pl benchmarks -am package -DskipTests -Dmaven.javadoc.skip=true
 fi
 jar=$bench/target/benchmarks.jar
 native=$bench/target/native

@@ -23,8 +23,8 @@ mkdir -p "$out"
 
 # The modules go to ~/.m2 so that the sample's test class path (which holds verbs-core's test jar
 # with the scenario suite) resolves; the guest sees ~/.m2 and the checkout at the same paths.
-mvn -B -q -pl sample-app -am install -DskipTests
-mvn -B -q -pl sample-app dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$out/test.cp"
+./mvnw -B -q -pl sample-app -am install -DskipTests -Dmaven.javadoc.skip=true
+./mvnw -B -q -pl sample-app dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$out/test.cp"
 cp="$repo/sample-app/target/test-classes:$repo/sample-app/target/classes:$(cat "$out/test.cp")"
 
 "$here/build.sh"

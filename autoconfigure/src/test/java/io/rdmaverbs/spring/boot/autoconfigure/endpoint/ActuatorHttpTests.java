@@ -10,7 +10,6 @@ import java.util.Map;
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
 import io.rdmaverbs.spring.boot.autoconfigure.Traffic;
-import io.rdmaverbs.spring.boot.autoconfigure.test.SimulatedVerbs;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.Lease;
 import io.rdmaverbs.verbs.MemoryRegion;
@@ -32,8 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = ActuatorHttpTests.Application.class,
         properties = { "management.endpoints.web.exposure.include=health,verbs",
                 "management.endpoint.health.show-details=always", "rdma.verbs.teardown.timeout=1s",
-                "spring.config.import=classpath:traffic.properties" })
-@SimulatedVerbs
+                "spring.config.import=classpath:traffic.properties", "rdma.verbs.provider=simulated" })
 class ActuatorHttpTests {
 
     private final HttpClient http = HttpClient.newHttpClient();

@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.test;
+package io.rdmaverbs.spring.boot.test.autoconfigure;
 
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.test;
+package io.rdmaverbs.spring.boot.test.autoconfigure;
 
 import java.util.List;
 
@@ -11,14 +11,12 @@ import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@link SimulatedVerbs} on a plain {@code @SpringBootTest}, over an application configured for native. */
-@SpringBootTest(classes = SimulatedVerbsTests.Application.class, properties = { "rdma.verbs.provider=native",
+@SpringBootTest(properties = { "rdma.verbs.provider=native",
         "rdma.verbs.devices.hca.name=mlx5_0", "rdma.verbs.devices.hca.xrc-domains.shared.create=true" })
 @SimulatedVerbs({ @SimulatedVerbs.Device(name = "mlx5_0", profile = SimulatedProfile.MLX5),
         @SimulatedVerbs.Device(name = "rxe0") })
@@ -67,10 +65,5 @@ class SimulatedVerbsTests {
 
     @SimulatedVerbs
     static class Default {
-    }
-
-    @SpringBootConfiguration
-    @EnableAutoConfiguration
-    static class Application {
     }
 }

@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.test;
+package io.rdmaverbs.spring.boot.test.autoconfigure;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -27,6 +27,11 @@ import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.SimulatedProfile;
  *
  * Inject {@code VerbsProvider} and cast it to {@code SimulatedProvider} to drive the devices (take a
  * port down, inject a fatal error) from the test.
+ * <p>
+ * It sets properties only: the test context must auto-configure rdma-verbs already, as a
+ * {@code @SpringBootTest} does. A test slice such as {@code @WebMvcTest} does not; use
+ * {@link AutoConfigureSimulatedVerbs} there, which carries this annotation and imports the
+ * auto-configuration too.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
