@@ -38,7 +38,10 @@ import org.springframework.validation.annotation.Validated;
  * @param devices The devices to open, by bean name of their device context.
  * @param teardown How the resources are released when the application context closes.
  * @param asyncEvents Reading of the devices' asynchronous events.
- * @param circuitBreaker The circuit breaker guarding each device.
+ * @param circuitBreaker Circuit breaker guarding each device.
+ * @param leakDetectionThreshold How long a lease may be held, or a completion event left unacknowledged,
+ *     before it is logged as a suspected leak with the stack that took it and the device's health turns
+ *     LEAK_SUSPECTED. Off when not set.
  */
 @ConfigurationProperties(VerbsProperties.PREFIX)
 @Validated
@@ -49,7 +52,8 @@ public record VerbsProperties(
         Map<String, @Valid Device> devices,
         @DefaultValue @Valid Teardown teardown,
         @DefaultValue AsyncEvents asyncEvents,
-        @DefaultValue @Valid CircuitBreaker circuitBreaker) {
+        @DefaultValue @Valid CircuitBreaker circuitBreaker,
+        @Nullable Duration leakDetectionThreshold) {
 
     /** The prefix of every property. */
     public static final String PREFIX = "rdma.verbs";
@@ -258,8 +262,11 @@ public record VerbsProperties(
      * published as a VerbsAsyncEvent application event.
      *
      * @param enabled Whether to read async events.
+     * @param refuseTrafficOnDeviceFatal Whether a DEVICE_FATAL event publishes the readiness state
+     *     REFUSING_TRAFFIC, so that a load balancer stops sending requests until the application restarts.
      */
-    public record AsyncEvents(@DefaultValue("true") boolean enabled) {
+    public record AsyncEvents(@DefaultValue("true") boolean enabled,
+            @DefaultValue("false") boolean refuseTrafficOnDeviceFatal) {
     }
 
     /**

@@ -1,19 +1,25 @@
-package io.rdmaverbs.spring.boot.autoconfigure.endpoint;
+package io.rdmaverbs.spring.boot.endpoint;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
-import io.rdmaverbs.spring.boot.autoconfigure.descriptor.ClosePlanDescriptor;
-import io.rdmaverbs.spring.boot.autoconfigure.descriptor.ResourceNode;
-import io.rdmaverbs.spring.boot.autoconfigure.descriptor.StuckReferenceDescriptor;
+import io.rdmaverbs.spring.boot.descriptor.ClosePlanDescriptor;
+import io.rdmaverbs.spring.boot.descriptor.LeaseDescriptor;
+import io.rdmaverbs.spring.boot.descriptor.ResourceNode;
+import io.rdmaverbs.spring.boot.descriptor.StuckReferenceDescriptor;
 import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownPolicy;
 import io.rdmaverbs.verbs.DeviceContext;
+import io.rdmaverbs.verbs.Lease;
+import io.rdmaverbs.verbs.StuckReference;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsResource;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -23,35 +29,57 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * teardown would follow now under the configured policy; or the same for one resource, selected by
  * id or name ({@code /actuator/verbs/{resource}}). Over HTTP, {@code ?format=mermaid} or
  * {@code ?format=dot} draws the graph instead.
+ *
+ * <p>Where each lease was taken (thread name and stack frames) is shown as {@code showValues} allows,
+ * the convention of {@code /actuator/env}: {@link Show#NEVER} masks it, {@link Show#ALWAYS} shows it
+ * through the {@link SanitizingFunction}s, {@link Show#WHEN_AUTHORIZED} shows it over JMX and, over
+ * HTTP, to an authorized user ({@link VerbsEndpointWebExtension}).
  */
 @Endpoint(id = "verbs")
 public final class VerbsEndpoint {
 
     private final Verbs verbs;
     private final TeardownPolicy policy;
+    private final LeaseOrigins origins;
+    private final Show showValues;
 
-    public VerbsEndpoint(Verbs verbs, TeardownPolicy policy) {
+    public VerbsEndpoint(Verbs verbs, TeardownPolicy policy, Iterable<SanitizingFunction> sanitizingFunctions,
+            Show showValues) {
         this.verbs = verbs;
         this.policy = policy;
+        this.origins = new LeaseOrigins(sanitizingFunctions);
+        this.showValues = showValues;
     }
 
     @ReadOperation
     public VerbsGraph graph() {
+        return graph(showValues.isShown(true));
+    }
+
+    /** The graph, with where leases were taken shown or masked. */
+    public VerbsGraph graph(boolean showUnsanitized) {
+        Function<Lease, LeaseDescriptor> leases = origins.describer(showUnsanitized);
         List<VerbsResource> all = verbs.resources();
-        List<io.rdmaverbs.verbs.StuckReference> stuck = verbs.stuckReferences();
+        List<StuckReference> stuck = verbs.stuckReferences();
         return new VerbsGraph(verbs.provider().name(), policy.name(),
-                all.stream().filter(DeviceContext.class::isInstance).map(ResourceNode::of).toList(),
-                stuck.stream().map(StuckReferenceDescriptor::of).toList(),
-                stuck.stream().filter(StuckReferenceDescriptor::holdsUpTheTeardown).map(StuckReferenceDescriptor::of)
-                        .toList(),
-                ClosePlanDescriptor.of(verbs.planClose(policy.closePolicy())));
+                all.stream().filter(DeviceContext.class::isInstance).map(r -> ResourceNode.of(r, leases)).toList(),
+                stuck.stream().map(s -> StuckReferenceDescriptor.of(s, leases)).toList(),
+                stuck.stream().filter(StuckReferenceDescriptor::holdsUpTheTeardown)
+                        .map(s -> StuckReferenceDescriptor.of(s, leases)).toList(),
+                ClosePlanDescriptor.of(verbs.planClose(policy.closePolicy()), leases));
     }
 
     @ReadOperation
     public @Nullable ResourceReport resource(@Selector String resource) {
-        return find(resource).map(r -> new ResourceReport(ResourceNode.of(r),
-                r.stuckReferences().stream().map(StuckReferenceDescriptor::of).toList(),
-                ClosePlanDescriptor.of(verbs.planClose(List.of(r), policy.closePolicy())))).orElse(null);
+        return resource(resource, showValues.isShown(true));
+    }
+
+    /** One resource, with where leases were taken shown or masked; null when there is none. */
+    public @Nullable ResourceReport resource(String resource, boolean showUnsanitized) {
+        Function<Lease, LeaseDescriptor> leases = origins.describer(showUnsanitized);
+        return find(resource).map(r -> new ResourceReport(ResourceNode.of(r, leases),
+                r.stuckReferences().stream().map(s -> StuckReferenceDescriptor.of(s, leases)).toList(),
+                ClosePlanDescriptor.of(verbs.planClose(List.of(r), policy.closePolicy()), leases))).orElse(null);
     }
 
     /** The graph drawn in {@code format}. */

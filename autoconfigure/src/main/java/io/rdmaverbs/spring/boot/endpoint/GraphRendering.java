@@ -1,8 +1,8 @@
-package io.rdmaverbs.spring.boot.autoconfigure.endpoint;
+package io.rdmaverbs.spring.boot.endpoint;
 
 import java.util.List;
 
-import io.rdmaverbs.spring.boot.autoconfigure.descriptor.ResourceNode;
+import io.rdmaverbs.spring.boot.descriptor.ResourceNode;
 import io.rdmaverbs.verbs.Lease;
 import io.rdmaverbs.verbs.VerbsResource;
 

@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.events;
+package io.rdmaverbs.spring.boot.events;
 
 import io.rdmaverbs.verbs.AsyncEvent;
 import io.rdmaverbs.verbs.VerbsListener;

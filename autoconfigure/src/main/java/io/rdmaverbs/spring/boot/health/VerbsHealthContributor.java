@@ -1,8 +1,8 @@
-package io.rdmaverbs.spring.boot.autoconfigure.health;
+package io.rdmaverbs.spring.boot.health;
 
+import java.util.function.ToIntFunction;
 import java.util.stream.Stream;
 
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Verbs;
 
@@ -19,12 +19,16 @@ import org.springframework.boot.health.contributor.HealthContributor;
 public final class VerbsHealthContributor implements CompositeHealthContributor {
 
     private final Verbs verbs;
-    private final VerbsProperties properties;
+    private final ToIntFunction<DeviceContext> port;
     private final DeviceHealthIndicator.DeviceState state;
 
-    VerbsHealthContributor(Verbs verbs, VerbsProperties properties, DeviceHealthIndicator.DeviceState state) {
+    /**
+     * @param port the port whose state is reported for a context
+     */
+    public VerbsHealthContributor(Verbs verbs, ToIntFunction<DeviceContext> port,
+            DeviceHealthIndicator.DeviceState state) {
         this.verbs = verbs;
-        this.properties = properties;
+        this.port = port;
         this.state = state;
     }
 
@@ -40,7 +44,6 @@ public final class VerbsHealthContributor implements CompositeHealthContributor 
     }
 
     private HealthContributor indicator(DeviceContext context) {
-        VerbsProperties.Device declared = properties.devices().get(context.name());
-        return new DeviceHealthIndicator(verbs, context, declared == null ? 1 : declared.port(), state);
+        return new DeviceHealthIndicator(verbs, context, port.applyAsInt(context), state);
     }
 }

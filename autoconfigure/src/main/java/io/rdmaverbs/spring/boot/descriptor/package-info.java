@@ -3,6 +3,6 @@
  * indicator and the endpoint.
  */
 @NullMarked
-package io.rdmaverbs.spring.boot.autoconfigure.descriptor;
+package io.rdmaverbs.spring.boot.descriptor;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.descriptor;
+package io.rdmaverbs.spring.boot.descriptor;
 
 import java.util.List;
 

@@ -1,12 +1,15 @@
-package io.rdmaverbs.spring.boot.autoconfigure.endpoint;
+package io.rdmaverbs.spring.boot.endpoint;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
@@ -17,7 +20,9 @@ import org.springframework.util.MimeTypeUtils;
 /**
  * The {@code verbs} endpoint over HTTP: {@code GET /actuator/verbs} (JSON, or a drawing with
  * {@code ?format=mermaid|dot} as text/plain) and {@code GET /actuator/verbs/{resource}} (404 for an
- * unknown resource).
+ * unknown resource). Where leases were taken is shown as {@code showValues} allows the request's user:
+ * with {@link Show#WHEN_AUTHORIZED}, an authenticated user who has one of {@code roles} (any
+ * authenticated user when there are none).
  */
 @EndpointWebExtension(endpoint = VerbsEndpoint.class)
 public final class VerbsEndpointWebExtension {
@@ -25,15 +30,19 @@ public final class VerbsEndpointWebExtension {
     private static final MimeType TEXT = new MimeType(MimeTypeUtils.TEXT_PLAIN, StandardCharsets.UTF_8);
 
     private final VerbsEndpoint endpoint;
+    private final Show showValues;
+    private final Set<String> roles;
 
-    public VerbsEndpointWebExtension(VerbsEndpoint endpoint) {
+    public VerbsEndpointWebExtension(VerbsEndpoint endpoint, Show showValues, Set<String> roles) {
         this.endpoint = endpoint;
+        this.showValues = showValues;
+        this.roles = roles;
     }
 
     @ReadOperation
-    public WebEndpointResponse<?> graph(@Nullable String format) {
+    public WebEndpointResponse<?> graph(SecurityContext securityContext, @Nullable String format) {
         if (format == null || format.isBlank() || format.equalsIgnoreCase("json")) {
-            return new WebEndpointResponse<>(endpoint.graph());
+            return new WebEndpointResponse<>(endpoint.graph(showValues.isShown(securityContext, roles)));
         }
         GraphFormat f = GraphFormat.of(format);
         if (f == null) {
@@ -46,8 +55,9 @@ public final class VerbsEndpointWebExtension {
     }
 
     @ReadOperation
-    public WebEndpointResponse<VerbsEndpoint.ResourceReport> resource(@Selector String resource) {
-        VerbsEndpoint.ResourceReport report = endpoint.resource(resource);
+    public WebEndpointResponse<VerbsEndpoint.ResourceReport> resource(SecurityContext securityContext,
+            @Selector String resource) {
+        VerbsEndpoint.ResourceReport report = endpoint.resource(resource, showValues.isShown(securityContext, roles));
         return report == null ? new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND)
                 : new WebEndpointResponse<>(report);
     }

@@ -1,9 +1,11 @@
-package io.rdmaverbs.spring.boot.autoconfigure.descriptor;
+package io.rdmaverbs.spring.boot.descriptor;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 import io.rdmaverbs.verbs.ClosePlan;
+import io.rdmaverbs.verbs.Lease;
 import io.rdmaverbs.verbs.ResourceRef;
 
 /**
@@ -29,11 +31,16 @@ public record ClosePlanDescriptor(String policy, boolean blocked, List<Step> ste
     }
 
     public static ClosePlanDescriptor of(ClosePlan plan) {
+        return of(plan, LeaseDescriptor::of);
+    }
+
+    /** {@code plan}, the leases of its blockers described by {@code leases}. */
+    public static ClosePlanDescriptor of(ClosePlan plan, Function<Lease, LeaseDescriptor> leases) {
         List<Step> steps = new ArrayList<>();
         for (ClosePlan.Step s : plan.steps()) {
             steps.add(new Step(steps.size() + 1, s.resource(), s.verb(), s.preparations()));
         }
         return new ClosePlanDescriptor(plan.policy().name(), plan.isBlocked(), steps,
-                plan.blockers().stream().map(StuckReferenceDescriptor::of).toList());
+                plan.blockers().stream().map(s -> StuckReferenceDescriptor.of(s, leases)).toList());
     }
 }

@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.resilience;
+package io.rdmaverbs.spring.boot.resilience;
 
 import java.util.Optional;
 
@@ -22,6 +22,10 @@ import org.apache.commons.logging.LogFactory;
  * CircuitBreaker breaker = breakers.forContext(ctx);
  * breaker.executeRunnable(() -> qp.postSend(request));
  * }</pre>
+ *
+ * <p>The breakers live in a registry of their own, never a bean: an application that also uses
+ * resilience4j's Spring Boot module keeps its own {@code CircuitBreakerRegistry}, configured by its
+ * {@code resilience4j.circuitbreaker.*} properties, and neither registry sees the other's breakers.
  */
 public final class DeviceCircuitBreakers implements VerbsListener {
 
@@ -33,9 +37,14 @@ public final class DeviceCircuitBreakers implements VerbsListener {
     private final CircuitBreakerRegistry registry;
     private final CircuitBreakerConfig config;
 
-    public DeviceCircuitBreakers(CircuitBreakerRegistry registry, CircuitBreakerConfig config) {
-        this.registry = registry;
+    public DeviceCircuitBreakers(CircuitBreakerConfig config) {
+        this.registry = CircuitBreakerRegistry.of(config);
         this.config = config;
+    }
+
+    /** The registry of the device breakers only, e.g. to bind its metrics. */
+    public CircuitBreakerRegistry registry() {
+        return registry;
     }
 
     /** The breaker of {@code context}. */

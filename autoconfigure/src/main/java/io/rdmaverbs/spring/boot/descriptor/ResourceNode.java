@@ -1,10 +1,12 @@
-package io.rdmaverbs.spring.boot.autoconfigure.descriptor;
+package io.rdmaverbs.spring.boot.descriptor;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.Lease;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.SharedReceiveQueue;
 import io.rdmaverbs.verbs.VerbsResource;
@@ -28,11 +30,17 @@ public record ResourceNode(long id, String kind, String name, String device, Map
 
     /** {@code resource} with everything created in it. */
     public static ResourceNode of(VerbsResource resource) {
+        return of(resource, LeaseDescriptor::of);
+    }
+
+    /** {@code resource} with everything created in it, each lease described by {@code leases}. */
+    public static ResourceNode of(VerbsResource resource, Function<Lease, LeaseDescriptor> leases) {
         ResourceRef ref = resource.ref();
         return new ResourceNode(ref.id(), ref.kind().name(), ref.name(), ref.device(), resource.details(),
                 resource.parents().stream().map(VerbsResource::ref).toList(),
-                resource.leases().stream().map(LeaseDescriptor::of).toList(),
-                resource.dependents().stream().filter(d -> container(d) == resource).map(ResourceNode::of).toList());
+                resource.leases().stream().map(leases).toList(),
+                resource.dependents().stream().filter(d -> container(d) == resource).map(d -> of(d, leases))
+                        .toList());
     }
 
     /**

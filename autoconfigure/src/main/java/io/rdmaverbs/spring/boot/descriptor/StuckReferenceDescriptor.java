@@ -1,6 +1,9 @@
-package io.rdmaverbs.spring.boot.autoconfigure.descriptor;
+package io.rdmaverbs.spring.boot.descriptor;
+
+import java.util.function.Function;
 
 import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.Lease;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.StuckReference;
 
@@ -30,11 +33,26 @@ public record StuckReferenceDescriptor(ResourceRef resource, String verb, String
         return s.cause() == StuckReference.Cause.LEASE || s.cause() == StuckReference.Cause.UNACKNOWLEDGED_CQ_EVENTS;
     }
 
+    /**
+     * Whether {@code s} is only the structure of the graph: a resource created in another (a QP on its PD,
+     * a PD in its context), which every healthy application has and a dependency-ordered teardown
+     * releases first. Everything else (leases, unacknowledged CQ events, multicast attachments, XRC
+     * receive-QP registrations) needs someone's attention before the resource can be released.
+     */
+    public static boolean isStructural(StuckReference s) {
+        return s.cause() == StuckReference.Cause.DEPENDENT_RESOURCE;
+    }
+
     public static StuckReferenceDescriptor of(StuckReference s) {
+        return of(s, LeaseDescriptor::of);
+    }
+
+    /** {@code s}, its lease described by {@code leases}. */
+    public static StuckReferenceDescriptor of(StuckReference s, Function<Lease, LeaseDescriptor> leases) {
         Errno errno = s.errno();
+        Lease lease = s.lease();
         return new StuckReferenceDescriptor(s.resource(), s.verb(), s.consequence().name(), s.cause().name(),
-                errno == null ? null : errno.name(), s.blocker(),
-                s.lease() == null ? null : LeaseDescriptor.of(s.lease()),
+                errno == null ? null : errno.name(), s.blocker(), lease == null ? null : leases.apply(lease),
                 s.message());
     }
 }

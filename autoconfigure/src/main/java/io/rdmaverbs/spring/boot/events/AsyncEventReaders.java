@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.events;
+package io.rdmaverbs.spring.boot.events;
 
 import java.time.Duration;
 import java.util.Map;
@@ -51,7 +51,7 @@ public final class AsyncEventReaders implements SmartLifecycle, VerbsListener {
     }
 
     /** With waits of {@code wait} each (tests make them long, to see that a stop does not wait for them). */
-    AsyncEventReaders(Duration wait) {
+    public AsyncEventReaders(Duration wait) {
         this.wait = wait;
     }
 

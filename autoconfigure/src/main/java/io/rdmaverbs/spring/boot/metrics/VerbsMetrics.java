@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.metrics;
+package io.rdmaverbs.spring.boot.metrics;
 
 import java.util.function.ToDoubleFunction;
 
@@ -6,10 +6,12 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.Errno;
 import io.rdmaverbs.verbs.ResourceKind;
 import io.rdmaverbs.verbs.StuckReference;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsResource;
+import io.rdmaverbs.verbs.attr.AsyncEventType;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 
 /**
@@ -20,6 +22,10 @@ import io.rdmaverbs.verbs.attr.DeviceInfo;
  * <li>{@code rdma.verbs.cq.unacknowledged.events} by {@code device}: completion events not yet
  * acknowledged (a CQ with any cannot be destroyed).</li>
  * </ul>
+ * It also registers every counter of {@link VerbsEventMetrics} at zero, so that a dashboard or an alert
+ * finds them before the first event: async events for each device and event type, refusals for each
+ * kind, and native close failures for each kind with {@code EBUSY} (the errno the release verbs
+ * document, e.g. ibv_dealloc_pd(3)); a failure with another errno adds its series when it happens.
  */
 public final class VerbsMetrics implements MeterBinder {
 
@@ -31,8 +37,15 @@ public final class VerbsMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
+        for (ResourceKind kind : ResourceKind.values()) {
+            VerbsEventMetrics.closeRefusals(registry, kind);
+            VerbsEventMetrics.closeFailures(registry, kind, Errno.EBUSY.name());
+        }
         for (DeviceInfo device : verbs.devices()) {
             String name = device.name();
+            for (AsyncEventType type : AsyncEventType.values()) {
+                VerbsEventMetrics.asyncEvents(registry, name, type);
+            }
             for (ResourceKind kind : ResourceKind.values()) {
                 gauge(registry, "rdma.verbs.resources", "Live RDMA resources", v -> count(v, name, kind), "resources")
                         .tag("device", name).tag("kind", kind.name()).register(registry);

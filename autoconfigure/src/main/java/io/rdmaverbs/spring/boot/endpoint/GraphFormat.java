@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.endpoint;
+package io.rdmaverbs.spring.boot.endpoint;
 
 import java.util.Locale;
 

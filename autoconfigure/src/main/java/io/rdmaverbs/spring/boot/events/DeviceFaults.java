@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.events;
+package io.rdmaverbs.spring.boot.events;
 
 import java.util.Map;
 import java.util.Optional;
