@@ -33,16 +33,6 @@ public record StuckReferenceDescriptor(ResourceRef resource, String verb, String
         return s.cause() == StuckReference.Cause.LEASE || s.cause() == StuckReference.Cause.UNACKNOWLEDGED_CQ_EVENTS;
     }
 
-    /**
-     * Whether {@code s} is only the structure of the graph: a resource created in another (a QP on its PD,
-     * a PD in its context), which every healthy application has and a dependency-ordered teardown
-     * releases first. Everything else (leases, unacknowledged CQ events, multicast attachments, XRC
-     * receive-QP registrations) needs someone's attention before the resource can be released.
-     */
-    public static boolean isStructural(StuckReference s) {
-        return s.cause() == StuckReference.Cause.DEPENDENT_RESOURCE;
-    }
-
     public static StuckReferenceDescriptor of(StuckReference s) {
         return of(s, LeaseDescriptor::of);
     }

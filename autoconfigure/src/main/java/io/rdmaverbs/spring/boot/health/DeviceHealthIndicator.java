@@ -27,11 +27,12 @@ import org.springframework.boot.health.contributor.Status;
  * or an unacknowledged completion event held past its threshold; UP otherwise. Any other failure of the
  * check is DOWN with the exception as its reason ({@link AbstractHealthIndicator}).
  *
- * <p>{@code stuckReferences} lists only what needs someone's attention before a shutdown: leases,
- * unacknowledged CQ events, multicast attachments, XRC receive-QP registrations. The structure of every
- * healthy graph (a context with its PD open, a PD with its QPs) is only counted, as
- * {@code structuralReferences}: the teardown releases dependents first and resolves them by itself. The
- * full list stays on the {@code verbs} endpoint. None of these make the device DOWN: it serves traffic
+ * <p>{@code stuckReferences} lists only what needs someone's attention before a shutdown: what is held
+ * from outside the graph, leases and unacknowledged CQ events, which no dependency-ordered teardown can
+ * resolve until their holder lets go. Every other stuck reference names a resource of the graph that
+ * the teardown releases first (a context with its PD open, a PD with its QPs, a QP with its multicast
+ * attachment, an XRC domain with its receive QP): the structure of every healthy graph, only counted
+ * as {@code structuralReferences}. The full list stays on the {@code verbs} endpoint. None of these make the device DOWN: it serves traffic
  * perfectly well meanwhile, and an orchestrator must not restart the application for them.
  */
 public final class DeviceHealthIndicator extends AbstractHealthIndicator {
@@ -98,10 +99,10 @@ public final class DeviceHealthIndicator extends AbstractHealthIndicator {
         int structural = 0;
         for (VerbsResource r : resources) {
             for (StuckReference s : r.stuckReferences()) {
-                if (StuckReferenceDescriptor.isStructural(s)) {
-                    structural++;
-                } else {
+                if (StuckReferenceDescriptor.holdsUpTheTeardown(s)) {
                     attention.add(StuckReferenceDescriptor.of(s));
+                } else {
+                    structural++;
                 }
             }
         }
