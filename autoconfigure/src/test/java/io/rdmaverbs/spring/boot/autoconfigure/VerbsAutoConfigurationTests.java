@@ -138,8 +138,8 @@ class VerbsAutoConfigurationTests {
 
     /**
      * What resilience4j-spring-boot3 does (one RetryRegistry and one CircuitBreakerRegistry bean, which
-     * the application injects), simulated with declared beans: its 2.4.0 auto-configuration is written
-     * against Spring Boot 3's packages.
+     * the application injects), simulated with declared beans: its 2.4.0 auto-configuration refuses to
+     * start on Spring Boot 4 ("only compatible with Spring Boot 3.x", SpringBoot3Verifier).
      */
     @Test
     void applicationResilience4jRegistriesAreLeftAloneAndTheStarterKeepsItsOwn() {
