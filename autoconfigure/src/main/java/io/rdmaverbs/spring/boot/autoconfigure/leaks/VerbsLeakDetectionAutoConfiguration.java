@@ -2,6 +2,7 @@ package io.rdmaverbs.spring.boot.autoconfigure.leaks;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsAutoConfiguration;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
@@ -26,8 +27,10 @@ public final class VerbsLeakDetectionAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LeakDetector rdmaVerbsLeakDetector(VerbsProperties properties, ObjectProvider<Verbs> verbs) {
-        Duration threshold = properties.leakDetectionThreshold();
-        return new LeakDetector(threshold == null ? Duration.ofMinutes(1) : threshold,
+        // Present, by the condition; null only when it is set to nothing, which is a mistake to report.
+        Duration threshold = Objects.requireNonNull(properties.leakDetectionThreshold(),
+                "rdma.verbs.leak-detection-threshold is set but empty: give a duration, e.g. 5m, or remove it");
+        return new LeakDetector(threshold,
                 () -> {
                     Verbs graph = verbs.getIfAvailable();
                     return graph == null ? List.<VerbsResource>of() : graph.resources();
