@@ -1,10 +1,14 @@
 package io.rdmaverbs.verbs;
 
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
@@ -26,6 +30,10 @@ public final class CompletionQueue extends VerbsResource {
     private final @Nullable CompletionChannel channel;
     private final int compVector;
     private final AtomicInteger unacknowledged = new AtomicInteger();
+    /** When (and, if traced, where) the current run of unacknowledged events began; null when none. */
+    private final AtomicReference<@Nullable EventTaken> oldestUnacknowledged = new AtomicReference<>();
+    /** Whether a delivered event records the stack that took it: costs a stack walk per run, so off by default. */
+    private volatile boolean traceEventOrigins;
     /** Set by a cascade close: events that arrive while it runs are acknowledged, not refused. */
     private volatile boolean cascading;
 
@@ -116,19 +124,66 @@ public final class CompletionQueue extends VerbsResource {
 
     private void takeUnacknowledged(int count) {
         for (;;) {
+            EventTaken oldest = oldestUnacknowledged.get();
             int n = unacknowledged.get();
             if (count > n) {
                 throw new IllegalArgumentException(ref() + " has " + n + " unacknowledged event(s); cannot acknowledge "
                         + count);
             }
             if (unacknowledged.compareAndSet(n, n - count)) {
+                if (n == count) {
+                    // Only the run read before the count reached zero: an event delivered meanwhile began a new one.
+                    oldestUnacknowledged.compareAndSet(oldest, null);
+                }
                 return;
             }
         }
     }
 
     void eventDelivered() {
-        unacknowledged.incrementAndGet();
+        if (unacknowledged.getAndIncrement() == 0) {
+            oldestUnacknowledged.set(new EventTaken(Instant.now(), Thread.currentThread().getName(),
+                    traceEventOrigins ? callerStack() : List.of()));
+        }
+    }
+
+    /**
+     * Where the first of the events not yet acknowledged was taken ({@code ibv_get_cq_event}), as a lease
+     * records where it was taken: the start of a run of unacknowledged events, which a partial
+     * acknowledgement does not end (acknowledgements are counts, not particular events). Empty when every
+     * event is acknowledged.
+     */
+    public Optional<EventTaken> oldestUnacknowledgedEvent() {
+        return unacknowledged.get() == 0 ? Optional.empty() : Optional.ofNullable(oldestUnacknowledged.get());
+    }
+
+    /**
+     * Whether the events delivered from now on record the stack of the thread that took them (leak
+     * detection wants it; the event path does not pay for a stack walk otherwise).
+     */
+    public void traceEventOrigins(boolean trace) {
+        traceEventOrigins = trace;
+    }
+
+    private static List<StackTraceElement> callerStack() {
+        StackTraceElement[] full = new Throwable().getStackTrace();
+        // Drop this class and CompletionChannel.awaitEvent: the caller of awaitEvent is what matters.
+        int first = 0;
+        while (first < full.length && (full[first].getClassName().equals(CompletionQueue.class.getName())
+                || full[first].getClassName().equals(CompletionChannel.class.getName()))) {
+            first++;
+        }
+        return List.of(Arrays.copyOfRange(full, first, full.length));
+    }
+
+    /**
+     * A completion event taken from the channel.
+     *
+     * @param at when it was taken
+     * @param thread the thread that took it
+     * @param stack where it was taken, innermost first; empty unless {@link #traceEventOrigins(boolean)} was on
+     */
+    public record EventTaken(Instant at, String thread, List<StackTraceElement> stack) {
     }
 
     @Override
@@ -166,6 +221,7 @@ public final class CompletionQueue extends VerbsResource {
 
     private void acknowledgeAll() {
         int n = unacknowledged.getAndSet(0);
+        oldestUnacknowledged.set(null);
         if (n > 0) {
             provider.ackCqEvents(handle, n);
         }

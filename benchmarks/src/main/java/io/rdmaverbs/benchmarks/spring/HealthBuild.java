@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.rdmaverbs.benchmarks.scale.GraphQueries;
-import io.rdmaverbs.spring.boot.autoconfigure.health.VerbsHealthContributor;
+import io.rdmaverbs.spring.boot.health.VerbsHealthContributor;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -2,12 +2,12 @@ package io.rdmaverbs.spring.boot.autoconfigure;
 
 import java.nio.file.Path;
 
-import io.github.resilience4j.retry.RetryRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.resources.DeclaredResources;
 import io.rdmaverbs.spring.boot.autoconfigure.resources.DeclaredResourcesRegistrar;
 import io.rdmaverbs.spring.boot.autoconfigure.teardown.DeclaredResourceRelease;
 import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownPolicy;
 import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
+import io.rdmaverbs.spring.boot.resilience.TeardownRetries;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsListener;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
@@ -69,14 +69,14 @@ public final class VerbsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RetryRegistry rdmaVerbsRetryRegistry() {
-        return RetryRegistry.ofDefaults();
+    TeardownRetries rdmaVerbsTeardownRetries() {
+        return new TeardownRetries();
     }
 
     @Bean
     @ConditionalOnMissingBean
-    VerbsTeardown rdmaVerbsTeardown(Verbs verbs, VerbsProperties properties, RetryRegistry retries) {
-        return new VerbsTeardown(verbs, properties.teardown(), retries);
+    VerbsTeardown rdmaVerbsTeardown(Verbs verbs, VerbsProperties properties, TeardownRetries retries) {
+        return new VerbsTeardown(verbs, properties.teardown(), retries.registry());
     }
 
     @Configuration(proxyBeanMethods = false)

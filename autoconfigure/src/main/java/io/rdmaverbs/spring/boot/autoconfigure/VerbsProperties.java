@@ -35,10 +35,13 @@ import org.springframework.validation.annotation.Validated;
  * @param provider Which verbs provider to use: the real libibverbs, or the pure-Java simulation.
  * @param nativeProvider Settings of the native (libibverbs) provider.
  * @param simulated Settings of the simulated provider.
- * @param devices The devices to open, by bean name of their device context.
+ * @param devices Devices to open, by bean name of their device context.
  * @param teardown How the resources are released when the application context closes.
  * @param asyncEvents Reading of the devices' asynchronous events.
- * @param circuitBreaker The circuit breaker guarding each device.
+ * @param circuitBreaker Circuit breaker guarding each device.
+ * @param leakDetectionThreshold How long a lease may be held, or a completion event left unacknowledged,
+ *     before it is logged as a suspected leak with the stack that took it and the device's health turns
+ *     LEAK_SUSPECTED. Off when not set.
  */
 @ConfigurationProperties(VerbsProperties.PREFIX)
 @Validated
@@ -49,7 +52,8 @@ public record VerbsProperties(
         Map<String, @Valid Device> devices,
         @DefaultValue @Valid Teardown teardown,
         @DefaultValue AsyncEvents asyncEvents,
-        @DefaultValue @Valid CircuitBreaker circuitBreaker) {
+        @DefaultValue @Valid CircuitBreaker circuitBreaker,
+        @Nullable Duration leakDetectionThreshold) {
 
     /** The prefix of every property. */
     public static final String PREFIX = "rdma.verbs";
@@ -74,7 +78,7 @@ public record VerbsProperties(
     /**
      * Settings of the native provider.
      *
-     * @param libraryPath The libibverbs.so.1 to load instead of the one the dynamic linker finds.
+     * @param libraryPath Path of the libibverbs.so.1 to load instead of the one the dynamic linker finds.
      */
     public record Native(@Nullable Path libraryPath) {
     }
@@ -82,7 +86,7 @@ public record VerbsProperties(
     /**
      * Settings of the simulated provider.
      *
-     * @param devices The simulated devices, by device name; one rxe device named rxe0 when none is given.
+     * @param devices Simulated devices, by device name; one rxe device named rxe0 when none is given.
      */
     public record Simulated(Map<String, @Valid SimulatedDevice> devices) {
 
@@ -95,7 +99,7 @@ public record VerbsProperties(
     /**
      * One simulated device.
      *
-     * @param profile The driver and limits the simulated device reproduces.
+     * @param profile Driver and limits the simulated device reproduces.
      */
     public record SimulatedDevice(@DefaultValue("rxe") @NotNull SimulatedProfile profile) {
     }
@@ -114,9 +118,9 @@ public record VerbsProperties(
      * One device to open, and the resources to create on it. The device is selected by its kernel
      * name or by its node GUID; with neither, the key is taken as the device name.
      *
-     * @param name The kernel device name, e.g. rxe0 or mlx5_0.
-     * @param guid The node GUID, as ibv_devices prints it (hex digits, colons allowed).
-     * @param port The port whose state the health indicator reports, 1-based.
+     * @param name Kernel device name, e.g. rxe0 or mlx5_0.
+     * @param guid Node GUID, as ibv_devices prints it (hex digits, colons allowed).
+     * @param port Port whose state the health indicator reports, 1-based.
      * @param protectionDomains Protection domains to allocate, by bean name.
      * @param xrcDomains XRC domains to open, by bean name.
      * @param completionChannels Completion channels to create, by bean name.
@@ -156,7 +160,7 @@ public record VerbsProperties(
     /**
      * An XRC domain (ibv_open_xrcd).
      *
-     * @param file The file whose inode names a domain shared between processes; a domain private to the
+     * @param file File whose inode names a domain shared between processes; a domain private to the
      *     context when not set.
      * @param create O_CREAT: create the domain when none exists for the file yet.
      * @param exclusive O_EXCL: fail when a domain already exists for the file.
@@ -168,9 +172,9 @@ public record VerbsProperties(
     /**
      * A completion queue (ibv_create_cq).
      *
-     * @param entries The minimum number of completions it holds, at most the device's max_cqe.
-     * @param channel The completion channel (by name) its events go to; none when not set.
-     * @param compVector The completion vector, below the device's num_comp_vectors.
+     * @param entries Minimum number of completions it holds, at most the device's max_cqe.
+     * @param channel Completion channel (by name) its events go to; none when not set.
+     * @param compVector Completion vector, below the device's num_comp_vectors.
      */
     public record Cq(@DefaultValue("256") @Positive int entries, @Nullable String channel,
             @DefaultValue("0") @PositiveOrZero int compVector) {
@@ -179,12 +183,12 @@ public record VerbsProperties(
     /**
      * A shared receive queue (ibv_create_srq, or ibv_create_srq_ex for an XRC SRQ).
      *
-     * @param protectionDomain The protection domain (by name) it is created in.
-     * @param maxWr The maximum number of outstanding receive work requests, at most max_srq_wr.
-     * @param maxSge The maximum number of scatter/gather entries per work request, at most max_srq_sge.
-     * @param limit The SRQ limit that raises SRQ_LIMIT_REACHED, 0 (off) up to max-wr.
-     * @param xrcDomain The XRC domain (by name) of an XRC SRQ; a basic SRQ when not set.
-     * @param completionQueue The completion queue (by name) of an XRC SRQ.
+     * @param protectionDomain Protection domain (by name) it is created in.
+     * @param maxWr Maximum number of outstanding receive work requests, at most max_srq_wr.
+     * @param maxSge Maximum number of scatter/gather entries per work request, at most max_srq_sge.
+     * @param limit SRQ limit that raises SRQ_LIMIT_REACHED, 0 (off) up to max-wr.
+     * @param xrcDomain XRC domain (by name) of an XRC SRQ; a basic SRQ when not set.
+     * @param completionQueue Completion queue (by name) of an XRC SRQ.
      */
     public record Srq(@Nullable String protectionDomain, @DefaultValue("256") @Positive int maxWr,
             @DefaultValue("1") @Positive int maxSge, @DefaultValue("0") @PositiveOrZero int limit,
@@ -194,17 +198,17 @@ public record VerbsProperties(
     /**
      * A queue pair (ibv_create_qp_ex).
      *
-     * @param type The transport: rc, uc, ud, xrc-send or xrc-recv.
-     * @param protectionDomain The protection domain (by name); not used by xrc-recv.
-     * @param sendCq The completion queue (by name) of the send queue; not used by xrc-recv.
-     * @param recvCq The completion queue (by name) of the receive queue; rc, uc and ud only.
-     * @param srq The basic shared receive queue (by name) to receive through instead of a receive queue.
-     * @param xrcDomain The XRC domain (by name) of an xrc-recv queue pair.
-     * @param maxSendWr The maximum number of outstanding send work requests, at most max_qp_wr.
-     * @param maxRecvWr The maximum number of outstanding receive work requests, at most max_qp_wr.
-     * @param maxSendSge The maximum number of scatter/gather entries per send, at most max_sge.
-     * @param maxRecvSge The maximum number of scatter/gather entries per receive, at most max_sge.
-     * @param maxInlineData The largest message sent inline, in bytes.
+     * @param type Transport: rc, uc, ud, xrc-send or xrc-recv.
+     * @param protectionDomain Protection domain (by name); not used by xrc-recv.
+     * @param sendCq Completion queue (by name) of the send queue; not used by xrc-recv.
+     * @param recvCq Completion queue (by name) of the receive queue; rc, uc and ud only.
+     * @param srq Basic shared receive queue (by name) to receive through instead of a receive queue.
+     * @param xrcDomain XRC domain (by name) of an xrc-recv queue pair.
+     * @param maxSendWr Maximum number of outstanding send work requests, at most max_qp_wr.
+     * @param maxRecvWr Maximum number of outstanding receive work requests, at most max_qp_wr.
+     * @param maxSendSge Maximum number of scatter/gather entries per send, at most max_sge.
+     * @param maxRecvSge Maximum number of scatter/gather entries per receive, at most max_sge.
+     * @param maxInlineData Largest message sent inline, in bytes.
      * @param signalAll Whether every send completes with a work completion (sq_sig_all).
      */
     public record Qp(@DefaultValue("rc") @NotNull QpType type, @Nullable String protectionDomain,
@@ -218,9 +222,9 @@ public record VerbsProperties(
      * A memory region: page-aligned native memory, allocated and registered (ibv_reg_mr), freed when the
      * region is deregistered.
      *
-     * @param protectionDomain The protection domain (by name) it is registered in.
+     * @param protectionDomain Protection domain (by name) it is registered in.
      * @param size How much memory to allocate and register.
-     * @param access The access the region grants: local-write, remote-write, remote-read, remote-atomic...
+     * @param access Access the region grants: local-write, remote-write, remote-read, remote-atomic...
      */
     public record Mr(@Nullable String protectionDomain, @NotNull DataSize size,
             @DefaultValue("local-write") @NotEmpty Set<AccessFlag> access) {
@@ -232,7 +236,7 @@ public record VerbsProperties(
      * @param policy What to do with resources that are still held once the graceful phase is over:
      *     strict leaves them open and reports them, cascade releases them children first.
      * @param timeout How long the graceful phase waits for leases to be released and references to drain.
-     * @param retry The backoff of the graceful phase between close attempts.
+     * @param retry Backoff of the graceful phase between close attempts.
      */
     public record Teardown(@DefaultValue("strict") @NotNull TeardownPolicy policy,
             @DefaultValue("10s") @NotNull Duration timeout, @DefaultValue @Valid Retry retry) {
@@ -242,10 +246,10 @@ public record VerbsProperties(
      * The Resilience4j retry of the teardown's graceful phase: a close refused (EBUSY) because something
      * still holds a resource is tried again, with exponential backoff, until the timeout.
      *
-     * @param maxAttempts The maximum number of close attempts.
-     * @param initialBackoff The wait after the first refused attempt.
-     * @param multiplier The factor each further wait grows by.
-     * @param maxBackoff The longest wait between two attempts.
+     * @param maxAttempts Maximum number of close attempts.
+     * @param initialBackoff Wait after the first refused attempt.
+     * @param multiplier Factor each further wait grows by.
+     * @param maxBackoff Longest wait between two attempts.
      */
     public record Retry(@DefaultValue("50") @Min(1) int maxAttempts,
             @DefaultValue("50ms") @NotNull Duration initialBackoff,
@@ -258,8 +262,11 @@ public record VerbsProperties(
      * published as a VerbsAsyncEvent application event.
      *
      * @param enabled Whether to read async events.
+     * @param refuseTrafficOnDeviceFatal Whether a DEVICE_FATAL event publishes the readiness state
+     *     REFUSING_TRAFFIC, so that a load balancer stops sending requests until the application restarts.
      */
-    public record AsyncEvents(@DefaultValue("true") boolean enabled) {
+    public record AsyncEvents(@DefaultValue("true") boolean enabled,
+            @DefaultValue("false") boolean refuseTrafficOnDeviceFatal) {
     }
 
     /**
@@ -267,11 +274,11 @@ public record VerbsProperties(
      * by a PORT_ERR event and closed again by PORT_ACTIVE; calls decorated with it also count towards its
      * failure rate.
      *
-     * @param failureRateThreshold The failure rate, in percent, that opens the breaker.
-     * @param slidingWindowSize The number of calls the failure rate is computed over.
-     * @param minimumNumberOfCalls The number of calls needed before the failure rate counts.
+     * @param failureRateThreshold Failure rate, in percent, that opens the breaker.
+     * @param slidingWindowSize Number of calls the failure rate is computed over.
+     * @param minimumNumberOfCalls Number of calls needed before the failure rate counts.
      * @param waitDurationInOpenState How long an opened (not forced) breaker waits before it lets trial calls through.
-     * @param permittedCallsInHalfOpenState The number of trial calls in the half-open state.
+     * @param permittedCallsInHalfOpenState Number of trial calls in the half-open state.
      */
     public record CircuitBreaker(@DefaultValue("50") @DecimalMin("1") @DecimalMax("100") float failureRateThreshold,
             @DefaultValue("20") @Min(1) int slidingWindowSize, @DefaultValue("10") @Min(1) int minimumNumberOfCalls,

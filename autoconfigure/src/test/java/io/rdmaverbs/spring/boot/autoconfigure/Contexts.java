@@ -7,6 +7,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.rdmaverbs.spring.boot.autoconfigure.endpoint.VerbsEndpointAutoConfiguration;
 import io.rdmaverbs.spring.boot.autoconfigure.events.VerbsAsyncEventsAutoConfiguration;
 import io.rdmaverbs.spring.boot.autoconfigure.health.VerbsHealthContributorAutoConfiguration;
+import io.rdmaverbs.spring.boot.autoconfigure.info.VerbsInfoContributorAutoConfiguration;
+import io.rdmaverbs.spring.boot.autoconfigure.leaks.VerbsLeakDetectionAutoConfiguration;
 import io.rdmaverbs.spring.boot.autoconfigure.metrics.VerbsMetricsAutoConfiguration;
 import io.rdmaverbs.spring.boot.autoconfigure.resilience.VerbsCircuitBreakerAutoConfiguration;
 import io.rdmaverbs.verbs.VerbsListener;
@@ -55,7 +57,8 @@ public final class Contexts {
                 .withConfiguration(AutoConfigurations.of(VerbsAutoConfiguration.class,
                         VerbsAsyncEventsAutoConfiguration.class, VerbsCircuitBreakerAutoConfiguration.class,
                         VerbsHealthContributorAutoConfiguration.class, VerbsEndpointAutoConfiguration.class,
-                        VerbsMetricsAutoConfiguration.class));
+                        VerbsMetricsAutoConfiguration.class, VerbsLeakDetectionAutoConfiguration.class,
+                        VerbsInfoContributorAutoConfiguration.class));
     }
 
     /** The first throwable of type {@code type} in the cause chain of {@code failure}. */

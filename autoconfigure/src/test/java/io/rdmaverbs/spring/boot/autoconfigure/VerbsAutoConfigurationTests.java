@@ -1,21 +1,26 @@
 package io.rdmaverbs.spring.boot.autoconfigure;
 
+import java.util.List;
+
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts.ClosedResources;
-import io.rdmaverbs.spring.boot.autoconfigure.endpoint.VerbsEndpoint;
-import io.rdmaverbs.spring.boot.autoconfigure.endpoint.VerbsEndpointWebExtension;
-import io.rdmaverbs.spring.boot.autoconfigure.events.AsyncEventPublisher;
-import io.rdmaverbs.spring.boot.autoconfigure.events.AsyncEventReaders;
-import io.rdmaverbs.spring.boot.autoconfigure.events.DeviceFaults;
-import io.rdmaverbs.spring.boot.autoconfigure.health.VerbsHealthContributor;
-import io.rdmaverbs.spring.boot.autoconfigure.metrics.VerbsEventMetrics;
-import io.rdmaverbs.spring.boot.autoconfigure.metrics.VerbsMetrics;
-import io.rdmaverbs.spring.boot.autoconfigure.resilience.DeviceCircuitBreakers;
+import io.rdmaverbs.spring.boot.endpoint.VerbsEndpoint;
+import io.rdmaverbs.spring.boot.endpoint.VerbsEndpointWebExtension;
+import io.rdmaverbs.spring.boot.events.AsyncEventPublisher;
+import io.rdmaverbs.spring.boot.events.AsyncEventReaders;
+import io.rdmaverbs.spring.boot.events.DeviceFaults;
+import io.rdmaverbs.spring.boot.health.VerbsHealthContributor;
+import io.rdmaverbs.spring.boot.info.VerbsInfoContributor;
+import io.rdmaverbs.spring.boot.metrics.VerbsEventMetrics;
+import io.rdmaverbs.spring.boot.metrics.VerbsMetrics;
+import io.rdmaverbs.spring.boot.resilience.DeviceCircuitBreakers;
+import io.rdmaverbs.spring.boot.resilience.TeardownRetries;
 import io.rdmaverbs.spring.boot.autoconfigure.resources.DeclaredResources;
 import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownPolicy;
 import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
@@ -26,10 +31,13 @@ import io.rdmaverbs.verbs.provider.VerbsProvider;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.test.context.FilteredClassLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,11 +46,13 @@ class VerbsAutoConfigurationTests {
 
     @Test
     void simulatedProviderGivesTheGraphTheTeardownAndEveryIntegration() {
-        Contexts.simulated().withPropertyValues("management.endpoints.web.exposure.include=verbs").run(context -> {
+        Contexts.simulated().withPropertyValues("management.endpoints.web.exposure.include=verbs")
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
             assertThat(context).hasSingleBean(Verbs.class)
                     .hasSingleBean(DeclaredResources.class)
                     .hasSingleBean(VerbsTeardown.class)
-                    .hasSingleBean(RetryRegistry.class)
+                    .hasSingleBean(TeardownRetries.class)
+                    .hasSingleBean(VerbsInfoContributor.class)
                     .hasSingleBean(AsyncEventReaders.class)
                     .hasSingleBean(AsyncEventPublisher.class)
                     .hasSingleBean(DeviceFaults.class)
@@ -119,7 +129,20 @@ class VerbsAutoConfigurationTests {
     }
 
     @Test
-    void userSuppliedResilience4jRegistriesAreUsed() {
+    void theStarterDeclaresNoResilience4jRegistryBeanOfItsOwn() {
+        Contexts.simulated().withPropertyValues(Contexts.FULL).run(context -> {
+            assertThat(context).doesNotHaveBean(RetryRegistry.class).doesNotHaveBean(CircuitBreakerRegistry.class);
+            assertThat(context.getBean(TeardownRetries.class).registry().find("rdma-verbs-teardown")).isPresent();
+        });
+    }
+
+    /**
+     * What resilience4j-spring-boot3 does (one RetryRegistry and one CircuitBreakerRegistry bean, which
+     * the application injects), simulated with declared beans: its 2.4.0 auto-configuration refuses to
+     * start on Spring Boot 4 ("only compatible with Spring Boot 3.x", SpringBoot3Verifier).
+     */
+    @Test
+    void applicationResilience4jRegistriesAreLeftAloneAndTheStarterKeepsItsOwn() {
         RetryRegistry retries = RetryRegistry.ofDefaults();
         CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
         Contexts.simulated()
@@ -127,9 +150,16 @@ class VerbsAutoConfigurationTests {
                 .withBean(CircuitBreakerRegistry.class, () -> breakers)
                 .withPropertyValues(Contexts.FULL)
                 .run(context -> {
+                    assertThat(context).hasNotFailed();
                     assertThat(context).getBean(RetryRegistry.class).isSameAs(retries);
-                    assertThat(retries.find("rdma-verbs-teardown")).isPresent();
-                    assertThat(breakers.find("rdma-verbs-main")).isPresent();
+                    assertThat(context).getBean(CircuitBreakerRegistry.class).isSameAs(breakers);
+                    DeviceCircuitBreakers devices = context.getBean(DeviceCircuitBreakers.class);
+                    assertThat(devices.registry()).isNotSameAs(breakers);
+                    assertThat(devices.find("main")).isPresent();
+                    assertThat(breakers.getAllCircuitBreakers()).isEmpty();
+                    assertThat(retries.getAllRetries()).as("the application's registry").isEmpty();
+                    assertThat(context.getBean(TeardownRetries.class).registry().find("rdma-verbs-teardown"))
+                            .isPresent();
                 });
     }
 
@@ -150,11 +180,27 @@ class VerbsAutoConfigurationTests {
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(VerbsHealthContributor.class));
     }
 
-    @Test
-    void healthIndicatorIsDisabledByItsProperty() {
+    @ParameterizedTest
+    @ValueSource(strings = { "rdmaverbs", "rdma-verbs", "rdmaVerbs" })
+    void healthIndicatorIsDisabledByItsPropertyInEverySpellingRelaxedBindingAllows(String key) {
         Contexts.simulated()
-                .withPropertyValues("management.health.rdmaVerbs.enabled=false")
+                .withPropertyValues("management.health." + key + ".enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(VerbsHealthContributor.class));
+    }
+
+    @Test
+    void infoContributorIsDisabledByItsProperty() {
+        Contexts.simulated()
+                .withPropertyValues("management.info.rdma-verbs.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(VerbsInfoContributor.class));
+    }
+
+    @Test
+    void metricsBackOffWithoutAMeterRegistry() {
+        Contexts.simulated().run(context -> assertThat(context).hasNotFailed()
+                .doesNotHaveBean(VerbsMetrics.class)
+                .doesNotHaveBean(VerbsEventMetrics.class)
+                .doesNotHaveBean(TaggedCircuitBreakerMetrics.class));
     }
 
     @Test
@@ -191,6 +237,7 @@ class VerbsAutoConfigurationTests {
     void resilience4jMetricsBackOffWithoutResilience4jMicrometer() {
         Contexts.simulated()
                 .withClassLoader(new FilteredClassLoader(TaggedRetryMetrics.class, TaggedCircuitBreakerMetrics.class))
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .run(context -> assertThat(context).hasSingleBean(VerbsMetrics.class)
                         .doesNotHaveBean(TaggedRetryMetrics.class)
                         .doesNotHaveBean(TaggedCircuitBreakerMetrics.class));
@@ -213,7 +260,7 @@ class VerbsAutoConfigurationTests {
                 .withBean("rdmaVerbsHealthContributor", HealthIndicator.class, () -> () -> Health.up().build())
                 .withBean("ownEndpoint", VerbsEndpoint.class,
                         () -> new VerbsEndpoint(Verbs.using(SimulatedProvider.of(DeviceProfile.rxe("rxe9"))),
-                                TeardownPolicy.CASCADE))
+                                TeardownPolicy.CASCADE, List.of(), Show.NEVER))
                 .withPropertyValues(Contexts.FULL)
                 .run(context -> {
                     assertThat(context).doesNotHaveBean(VerbsHealthContributor.class);

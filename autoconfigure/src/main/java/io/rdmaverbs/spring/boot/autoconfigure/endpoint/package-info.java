@@ -1,6 +1,6 @@
 /**
- * The {@code verbs} actuator endpoint: the live resource graph, its stuck references and close plan,
- * as JSON or drawn as Mermaid or DOT.
+ * Auto-configuration of the {@code verbs} actuator endpoint ({@code io.rdmaverbs.spring.boot.endpoint}) and its
+ * {@code management.endpoint.verbs.*} properties.
  */
 @NullMarked
 package io.rdmaverbs.spring.boot.autoconfigure.endpoint;

@@ -1,6 +1,11 @@
 package io.rdmaverbs.spring.boot.autoconfigure.events;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsAutoConfiguration;
+import io.rdmaverbs.spring.boot.events.AsyncEventPublisher;
+import io.rdmaverbs.spring.boot.events.AsyncEventReaders;
+import io.rdmaverbs.spring.boot.events.DeviceFaults;
+import io.rdmaverbs.spring.boot.events.RefuseTrafficOnDeviceFatal;
+import io.rdmaverbs.spring.boot.events.VerbsAsyncEvent;
 import io.rdmaverbs.verbs.Verbs;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -12,7 +17,9 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Reads the async events of every device context and publishes them as {@link VerbsAsyncEvent}s.
- * Switched off by {@code rdma.verbs.async-events.enabled=false}.
+ * Switched off by {@code rdma.verbs.async-events.enabled=false}. With
+ * {@code rdma.verbs.async-events.refuse-traffic-on-device-fatal=true}, a {@code DEVICE_FATAL} event also
+ * makes the application's readiness {@code REFUSING_TRAFFIC}.
  */
 @AutoConfiguration(after = VerbsAutoConfiguration.class)
 @ConditionalOnBean(Verbs.class)
@@ -35,5 +42,12 @@ public final class VerbsAsyncEventsAutoConfiguration {
     @ConditionalOnMissingBean
     DeviceFaults rdmaVerbsDeviceFaults() {
         return new DeviceFaults();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "rdma.verbs.async-events.refuse-traffic-on-device-fatal")
+    RefuseTrafficOnDeviceFatal rdmaVerbsRefuseTrafficOnDeviceFatal(ApplicationEventPublisher publisher) {
+        return new RefuseTrafficOnDeviceFatal(publisher);
     }
 }

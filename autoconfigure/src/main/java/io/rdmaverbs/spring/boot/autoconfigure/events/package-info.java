@@ -1,6 +1,5 @@
 /**
- * The async events of each device context, read on one thread per context and published as
- * Spring application events.
+ * Auto-configuration of the async-event readers and their listeners ({@code io.rdmaverbs.spring.boot.events}).
  */
 @NullMarked
 package io.rdmaverbs.spring.boot.autoconfigure.events;

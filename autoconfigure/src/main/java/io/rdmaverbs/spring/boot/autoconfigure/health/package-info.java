@@ -1,5 +1,5 @@
 /**
- * The {@code rdmaVerbs} health contributor: one indicator per device context.
+ * Auto-configuration of the {@code rdmaVerbs} health contributor ({@code io.rdmaverbs.spring.boot.health}).
  */
 @NullMarked
 package io.rdmaverbs.spring.boot.autoconfigure.health;

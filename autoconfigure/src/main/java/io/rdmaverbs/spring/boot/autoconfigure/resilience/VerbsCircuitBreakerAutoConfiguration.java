@@ -2,9 +2,9 @@ package io.rdmaverbs.spring.boot.autoconfigure.resilience;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsAutoConfiguration;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
+import io.rdmaverbs.spring.boot.resilience.DeviceCircuitBreakers;
 import io.rdmaverbs.verbs.Verbs;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -13,7 +13,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-/** A Resilience4j circuit breaker per device context, when resilience4j-circuitbreaker is present. */
+/**
+ * A Resilience4j circuit breaker per device context, when resilience4j-circuitbreaker is present. Their
+ * registry is private to {@link DeviceCircuitBreakers}, so an application's own
+ * {@code CircuitBreakerRegistry} bean (resilience4j-spring-boot's, or declared) is left alone.
+ */
 @AutoConfiguration(after = VerbsAutoConfiguration.class)
 @ConditionalOnClass(CircuitBreaker.class)
 @ConditionalOnBean(Verbs.class)
@@ -21,21 +25,14 @@ public final class VerbsCircuitBreakerAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    CircuitBreakerRegistry rdmaVerbsCircuitBreakerRegistry() {
-        return CircuitBreakerRegistry.ofDefaults();
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    DeviceCircuitBreakers rdmaVerbsCircuitBreakers(CircuitBreakerRegistry registry, VerbsProperties properties) {
+    DeviceCircuitBreakers rdmaVerbsCircuitBreakers(VerbsProperties properties) {
         VerbsProperties.CircuitBreaker settings = properties.circuitBreaker();
-        CircuitBreakerConfig config = CircuitBreakerConfig.custom()
+        return new DeviceCircuitBreakers(CircuitBreakerConfig.custom()
                 .failureRateThreshold(settings.failureRateThreshold())
                 .slidingWindowSize(settings.slidingWindowSize())
                 .minimumNumberOfCalls(settings.minimumNumberOfCalls())
                 .waitDurationInOpenState(settings.waitDurationInOpenState())
                 .permittedNumberOfCallsInHalfOpenState(settings.permittedCallsInHalfOpenState())
-                .build();
-        return new DeviceCircuitBreakers(registry, config);
+                .build());
     }
 }

@@ -1,5 +1,5 @@
 /**
- * Resilience4j circuit breakers, one per device context, driven by the device's async events.
+ * Auto-configuration of the device circuit breakers ({@code io.rdmaverbs.spring.boot.resilience}).
  */
 @NullMarked
 package io.rdmaverbs.spring.boot.autoconfigure.resilience;

@@ -9,7 +9,7 @@ import java.util.Optional;
 
 import io.github.resilience4j.retry.RetryRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.descriptor.StuckReferenceDescriptor;
+import io.rdmaverbs.spring.boot.descriptor.StuckReferenceDescriptor;
 import io.rdmaverbs.verbs.ClosePlan;
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CloseRefusedException;

@@ -31,6 +31,7 @@ class ConfigurationReferenceTests {
 
     private static final Path REFERENCE = Path.of("..", "docs", "configuration.md");
     private static final Pattern NAME = Pattern.compile("\"name\"\\s*:\\s*\"([^\"]+)\"");
+    private static final Pattern DESCRIPTION = Pattern.compile("\"description\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
 
     @Test
     void everyPropertyInTheGeneratedMetadataIsDocumented() throws IOException {
@@ -39,6 +40,23 @@ class ConfigurationReferenceTests {
         assertThat(names).as("the configuration processor's metadata").contains("rdma.verbs.provider",
                 "rdma.verbs.teardown.policy", "rdma.verbs.devices");
         assertThat(names).allSatisfy(name -> assertThat(reference).as("docs/configuration.md").contains("`" + name + "`"));
+    }
+
+    /**
+     * Spring Boot's metadata style: a description says what the property is ("Whether to...", "Number
+     * of..."), never begins with an article, and is a sentence.
+     */
+    @Test
+    void everyDescriptionInTheMetadataFollowsSpringBootsStyle() throws IOException {
+        String json = generatedMetadata();
+        Matcher m = DESCRIPTION.matcher(json);
+        List<String> descriptions = new ArrayList<>();
+        while (m.find()) {
+            descriptions.add(m.group(1));
+        }
+        assertThat(descriptions).as("descriptions of properties and hint values").hasSizeGreaterThan(30)
+                .allSatisfy(d -> assertThat(d).doesNotStartWith("The ").doesNotStartWith("A ").doesNotStartWith("An ")
+                        .endsWith("."));
     }
 
     @Test
@@ -51,20 +69,24 @@ class ConfigurationReferenceTests {
         assertThat(keys).allSatisfy(key -> assertThat(reference).as("docs/configuration.md").contains("`" + key + "`"));
     }
 
-    private static List<String> metadataPropertyNames() throws IOException {
-        List<String> names = new ArrayList<>();
+    private static String generatedMetadata() throws IOException {
         try (InputStream in = ConfigurationReferenceTests.class.getResourceAsStream(
                 "/META-INF/spring-configuration-metadata.json")) {
             assertThat(in).as("generated configuration metadata on the class path").isNotNull();
-            String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            // Properties come first; the groups and hints sections name types, not keys.
-            int end = json.indexOf("\"hints\"");
-            Matcher m = NAME.matcher(end < 0 ? json : json.substring(0, end));
-            int properties = json.indexOf("\"properties\"");
-            while (m.find()) {
-                if (m.start() > properties) {
-                    names.add(m.group(1));
-                }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static List<String> metadataPropertyNames() throws IOException {
+        List<String> names = new ArrayList<>();
+        String json = generatedMetadata();
+        // Properties come first; the groups and hints sections name types, not keys.
+        int end = json.indexOf("\"hints\"");
+        Matcher m = NAME.matcher(end < 0 ? json : json.substring(0, end));
+        int properties = json.indexOf("\"properties\"");
+        while (m.find()) {
+            if (m.start() > properties) {
+                names.add(m.group(1));
             }
         }
         return names;

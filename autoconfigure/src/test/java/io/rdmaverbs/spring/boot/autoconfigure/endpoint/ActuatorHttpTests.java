@@ -29,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The health contributor and the endpoint over real HTTP, on the simulated provider. */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = ActuatorHttpTests.Application.class,
-        properties = { "management.endpoints.web.exposure.include=health,verbs",
+        properties = { "management.endpoints.web.exposure.include=health,verbs,info",
+                "management.endpoint.health.status.order=down,out-of-service,leak-suspected,up,unknown",
                 "management.endpoint.health.show-details=always", "rdma.verbs.teardown.timeout=1s",
                 "spring.config.import=classpath:traffic.properties", "rdma.verbs.provider=simulated" })
 class ActuatorHttpTests {
@@ -47,7 +48,7 @@ class ActuatorHttpTests {
     private MemoryRegion target;
 
     @Test
-    void healthIsUpWithPortStateResourceCountsAndTheDependentsThatHoldEachResource() throws Exception {
+    void idleHealthIsUpListsNothingToAttendToAndOnlyCountsTheStructuralReferences() throws Exception {
         DocumentContext health = json(get("/actuator/health/rdmaVerbs"), 200);
         assertThat(health.read("$.status", String.class)).isEqualTo("UP");
         Map<String, Object> main = health.read("$.components.main.details");
@@ -56,14 +57,14 @@ class ActuatorHttpTests {
         assertThat(health.<Map<String, Object>>read("$.components.main.details.resources"))
                 .containsEntry("QUEUE_PAIR", 2)
                 .containsEntry("MEMORY_REGION", 2).containsEntry("DEVICE_CONTEXT", 1);
-        // A CQ still on its completion channel: ibv_destroy_comp_channel would fail with EBUSY now.
-        String onChannel = "$.components.main.details.stuckReferences[?(@.resource.name == 'events')]";
-        assertThat(health.<List<Object>>read(onChannel + ".blocker.name")).containsExactly("cq0");
-        assertThat(health.<List<Object>>read(onChannel + ".verb")).containsExactly("ibv_destroy_comp_channel");
-        assertThat(health.<List<Object>>read(onChannel + ".errno")).containsExactly("EBUSY");
-        assertThat(health.<List<Object>>read("$.components.main.details.stuckReferences[*].cause"))
-                .containsOnly("DEPENDENT_RESOURCE");
-        assertThat(health.<List<Object>>read("$.components.main.details.teardownBlockers")).isEmpty();
+        // A context with its PD, a PD with its QPs, a channel with its CQ: structure, not a problem.
+        assertThat(health.<List<Object>>read("$.components.main.details.stuckReferences")).isEmpty();
+        List<Object> structural = json(get("/actuator/verbs"), 200)
+                .read("$.stuckReferences[?(@.cause == 'DEPENDENT_RESOURCE')]");
+        assertThat(structural).isNotEmpty();
+        assertThat(health.read("$.components.main.details.structuralReferences", Integer.class))
+                .isEqualTo(structural.size());
+        assertThat(health.<Map<String, Object>>read("$.components.main.details")).doesNotContainKey("suspectedLeaks");
     }
 
     @Test
@@ -71,7 +72,7 @@ class ActuatorHttpTests {
         try (Lease lease = target.lease("replicator")) {
             DocumentContext health = json(get("/actuator/health/rdmaVerbs"), 200);
             assertThat(health.read("$.status", String.class)).isEqualTo("UP");
-            String stuck = "$.components.main.details.teardownBlockers[0]";
+            String stuck = "$.components.main.details.stuckReferences[0]";
             assertThat(health.read(stuck + ".resource.name", String.class)).isEqualTo("target");
             assertThat(health.read(stuck + ".verb", String.class)).isEqualTo("ibv_dereg_mr");
             assertThat(health.read(stuck + ".consequence", String.class)).isEqualTo("BREAKS_LEASE");
@@ -82,7 +83,29 @@ class ActuatorHttpTests {
                     .contains(ActuatorHttpTests.class.getName() + ".healthShowsALeaseWithItsHolderAndStackAndStaysUp");
         }
         assertThat(json(get("/actuator/health/rdmaVerbs"), 200)
-                .<List<Object>>read("$.components.main.details.teardownBlockers")).isEmpty();
+                .<List<Object>>read("$.components.main.details.stuckReferences")).isEmpty();
+    }
+
+    @Test
+    void endpointMasksWhereALeaseWasTakenByDefault() throws Exception {
+        try (Lease lease = target.lease("replicator")) {
+            DocumentContext verbs = json(get("/actuator/verbs/target"), 200);
+            assertThat(verbs.read("$.resource.leases[0].holder", String.class)).isEqualTo("replicator");
+            assertThat(verbs.read("$.resource.leases[0].since", String.class)).isEqualTo(lease.since().toString());
+            assertThat(verbs.read("$.resource.leases[0].thread", String.class)).isEqualTo("******");
+            assertThat(verbs.<List<Object>>read("$.resource.leases[0].stack")).containsExactly("******");
+            assertThat(verbs.read("$.stuckReferences[?(@.cause == 'LEASE')].lease.thread", List.class))
+                    .containsExactly("******");
+        }
+    }
+
+    @Test
+    void infoShowsTheProviderAndTheDevices() throws Exception {
+        DocumentContext info = json(get("/actuator/info"), 200);
+        assertThat(info.read("$.rdmaVerbs.provider", String.class)).isEqualTo("simulated");
+        assertThat(info.<List<Object>>read("$.rdmaVerbs.devices[*].name")).containsExactly("rxe0");
+        assertThat(info.read("$.rdmaVerbs.devices[0].guid", String.class)).hasSize(16);
+        assertThat(info.<Map<String, Object>>read("$.rdmaVerbs")).doesNotContainKey("library");
     }
 
     @Test
@@ -90,6 +113,7 @@ class ActuatorHttpTests {
         CompletionQueue cq = Traffic.leaveOneEventUnacknowledged(context);
         try {
             DocumentContext health = json(get("/actuator/health/rdmaVerbs"), 200);
+            assertThat(health.read("$.status", String.class)).as("no leak detection: the status stays").isEqualTo("UP");
             String stuck = "$.components.main.details.stuckReferences[?(@.cause == 'UNACKNOWLEDGED_CQ_EVENTS')]";
             assertThat(health.<List<Object>>read(stuck + ".resource.name")).containsExactly("cq0");
             assertThat(health.<List<Object>>read(stuck + ".consequence")).containsExactly("BLOCKS_FOREVER");

@@ -2,6 +2,7 @@ package io.rdmaverbs.spring.boot.autoconfigure.metrics;
 
 import java.time.Duration;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
 import io.rdmaverbs.spring.boot.autoconfigure.Traffic;
@@ -10,6 +11,8 @@ import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.Lease;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.ProtectionDomain;
+import io.rdmaverbs.verbs.ResourceKind;
+import io.rdmaverbs.verbs.attr.AsyncEventType;
 import io.rdmaverbs.verbs.attr.PortState;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
@@ -47,6 +50,25 @@ class VerbsMetricsTests {
     }
 
     @Test
+    void everyCounterIsRegisteredAtZeroWithADescriptionBeforeAnyEvent() {
+        runner.withPropertyValues(Contexts.FULL).run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            for (AsyncEventType type : AsyncEventType.values()) {
+                Counter events = registry.get("rdma.verbs.async.events").tags("device", "rxe0", "type", type.name())
+                        .counter();
+                assertThat(events.count()).isZero();
+                assertThat(events.getId().getDescription()).isNotBlank();
+            }
+            for (ResourceKind kind : ResourceKind.values()) {
+                assertThat(registry.get("rdma.verbs.close.refusals").tag("kind", kind.name()).counter().count())
+                        .isZero();
+                assertThat(registry.get("rdma.verbs.close.failures").tags("kind", kind.name(), "errno", "EBUSY")
+                        .counter().getId().getDescription()).isNotBlank();
+            }
+        });
+    }
+
+    @Test
     void stuckReferencesAreCountedByCause() {
         runner.withPropertyValues(Contexts.FULL).run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
@@ -77,8 +99,8 @@ class VerbsMetricsTests {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             SimulatedProvider provider = (SimulatedProvider) context.getBean(VerbsProvider.class);
             provider.setPortState("rxe0", 1, PortState.DOWN);
-            await().atMost(Duration.ofSeconds(5)).until(() -> registry.find("rdma.verbs.async.events")
-                    .tags("device", "rxe0", "type", "PORT_ERR").counter() != null);
+            await().atMost(Duration.ofSeconds(5)).until(() -> registry.get("rdma.verbs.async.events")
+                    .tags("device", "rxe0", "type", "PORT_ERR").counter().count() > 0);
             assertThat(registry.get("rdma.verbs.async.events").tags("device", "rxe0", "type", "PORT_ERR").counter()
                     .count()).isEqualTo(1);
             assertThatExceptionOfType(CloseRefusedException.class)
