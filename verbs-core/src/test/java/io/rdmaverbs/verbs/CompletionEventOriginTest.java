@@ -61,10 +61,10 @@ class CompletionEventOriginTest {
         Rig() {
             DeviceContext ctx = verbs.openDevice("rxe0");
             channel = ctx.createCompletionChannel("events");
-            cq = ctx.createCompletionQueue(64, channel, 0, "cq");
+            cq = ctx.createCompletionQueue(CompletionQueueSpec.of(64).withChannel(channel), "cq");
             ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
-            a = pd.createQueuePair(QueuePairSpec.rc(cq, cq, Fixtures.CAPS).named("a"));
-            QueuePair b = pd.createQueuePair(QueuePairSpec.rc(cq, cq, Fixtures.CAPS).named("b"));
+            a = pd.createQueuePair(QueuePairSpec.rc(cq, cq, Fixtures.CAPS), "a");
+            QueuePair b = pd.createQueuePair(QueuePairSpec.rc(cq, cq, Fixtures.CAPS), "b");
             Fixtures.connect(a, b, Fixtures.selfAddress(ctx), Fixtures.pathMtu(ctx));
             source = pd.allocateMemory(64, Fixtures.LOCAL, "source");
             target = pd.allocateMemory(64, Fixtures.REMOTE, "target");
