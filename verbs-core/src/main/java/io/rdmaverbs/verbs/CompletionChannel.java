@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CompChannelHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;

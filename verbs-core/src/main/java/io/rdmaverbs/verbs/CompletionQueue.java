@@ -8,6 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CqHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 

@@ -14,6 +14,8 @@ import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.OpenFlags;
 import io.rdmaverbs.verbs.attr.PortAttributes;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.AsyncEventRecord;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;

@@ -17,6 +17,7 @@ import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 

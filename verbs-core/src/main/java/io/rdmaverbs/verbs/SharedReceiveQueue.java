@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.rdmaverbs.verbs.attr.SrqType;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.SrqHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 

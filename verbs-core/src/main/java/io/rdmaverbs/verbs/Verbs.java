@@ -15,6 +15,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.rdmaverbs.verbs.attr.DeviceInfo;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.Handle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;

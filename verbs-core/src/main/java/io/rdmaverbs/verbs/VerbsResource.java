@@ -13,6 +13,8 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 
 import org.jspecify.annotations.Nullable;
 

@@ -13,7 +13,7 @@ import io.rdmaverbs.verbs.QueuePairSpec;
 import io.rdmaverbs.verbs.ReceiveRequest;
 import io.rdmaverbs.verbs.SendRequest;
 import io.rdmaverbs.verbs.Verbs;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;

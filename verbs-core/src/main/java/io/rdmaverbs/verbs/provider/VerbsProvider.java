@@ -4,8 +4,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.rdmaverbs.verbs.VerbsException;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;

@@ -22,8 +22,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.Gid;

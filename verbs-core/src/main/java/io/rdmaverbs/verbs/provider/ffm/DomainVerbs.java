@@ -11,8 +11,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.XrcdHandle;

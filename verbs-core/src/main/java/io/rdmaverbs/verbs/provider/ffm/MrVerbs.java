@@ -11,7 +11,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemorySegment;
 
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 

@@ -16,8 +16,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.rdmaverbs.verbs.VerbsException;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;

@@ -21,7 +21,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Map;
 
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.QpAttributeMask;

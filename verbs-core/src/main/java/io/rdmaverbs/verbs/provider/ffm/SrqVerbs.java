@@ -15,7 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.attr.SrqType;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.SrqHandle;

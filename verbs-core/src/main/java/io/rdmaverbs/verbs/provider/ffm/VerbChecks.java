@@ -4,8 +4,8 @@ import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
 
 import java.lang.foreign.MemorySegment;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.Mtu;
 import io.rdmaverbs.verbs.provider.Handle;
 import io.rdmaverbs.verbs.provider.RecvWr;

@@ -1,6 +1,6 @@
 package io.rdmaverbs.verbs.provider.simulated;
 
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;

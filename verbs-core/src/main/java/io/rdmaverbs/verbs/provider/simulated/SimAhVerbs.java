@@ -4,8 +4,8 @@ import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.locked;
 
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.LinkLayer;
 import io.rdmaverbs.verbs.provider.AhHandle;

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.AsyncEventType;
 import io.rdmaverbs.verbs.attr.PortState;
 import io.rdmaverbs.verbs.attr.QpState;

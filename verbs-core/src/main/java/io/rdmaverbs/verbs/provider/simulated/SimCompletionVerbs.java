@@ -6,9 +6,9 @@ import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.users;
 
 import java.util.concurrent.TimeUnit;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.provider.CompChannelHandle;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;

@@ -10,8 +10,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.PortState;

@@ -6,8 +6,8 @@ import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.users;
 import java.nio.file.Path;
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.OpenFlags;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;

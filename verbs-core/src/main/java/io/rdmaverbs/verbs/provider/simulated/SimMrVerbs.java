@@ -5,8 +5,8 @@ import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.locked;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;

@@ -3,8 +3,8 @@ package io.rdmaverbs.verbs.provider.simulated;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendFlag;

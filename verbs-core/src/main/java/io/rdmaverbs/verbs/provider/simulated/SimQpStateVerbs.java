@@ -2,8 +2,8 @@ package io.rdmaverbs.verbs.provider.simulated;
 
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.QpAttributeMask;
 import io.rdmaverbs.verbs.attr.QpAttributes;

@@ -10,8 +10,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.LinkLayer;

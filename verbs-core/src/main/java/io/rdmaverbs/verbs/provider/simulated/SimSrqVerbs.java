@@ -6,8 +6,8 @@ import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.users;
 
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.SrqType;
 import io.rdmaverbs.verbs.provider.ContextHandle;

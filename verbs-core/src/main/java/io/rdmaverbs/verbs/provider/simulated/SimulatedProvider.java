@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendOpcode;

@@ -16,8 +16,8 @@ import java.lang.invoke.MethodType;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.LinkLayer;
 import io.rdmaverbs.verbs.attr.Mtu;
 import io.rdmaverbs.verbs.attr.OpenFlags;

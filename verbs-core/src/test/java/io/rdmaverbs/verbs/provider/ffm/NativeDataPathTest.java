@@ -15,9 +15,9 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.Optional;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendFlag;

@@ -16,8 +16,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.NodeType;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException;

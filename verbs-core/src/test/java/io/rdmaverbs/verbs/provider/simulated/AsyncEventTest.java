@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.attr.AsyncEventType;
 import io.rdmaverbs.verbs.attr.PortState;
 import io.rdmaverbs.verbs.attr.QpState;
@@ -183,7 +183,7 @@ class AsyncEventTest {
         provider.injectDeviceFatal("rxe0");
 
         assertThat(waiter).failsWithin(5, TimeUnit.SECONDS).withThrowableThat()
-                .havingRootCause().isInstanceOf(io.rdmaverbs.verbs.VerbsException.class)
+                .havingRootCause().isInstanceOf(io.rdmaverbs.verbs.error.VerbsException.class)
                 .withMessageContaining("EIO");
         assertThat(rig.poll(cq)).as("polling still works and shows the flush")
                 .extracting(VerbsRig.Wc::wrId, VerbsRig.Wc::status)

@@ -3,7 +3,7 @@ package io.rdmaverbs.verbs.provider.simulated;
 import static io.rdmaverbs.verbs.provider.simulated.VerbsRig.assertVerbFails;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
@@ -70,7 +70,7 @@ class BusyRulesTest {
         assertVerbFails(() -> provider.deallocPd(pd), "ibv_dealloc_pd", Errno.EBUSY);
         try {
             provider.deallocPd(pd);
-        } catch (io.rdmaverbs.verbs.VerbsException e) {
+        } catch (io.rdmaverbs.verbs.error.VerbsException e) {
             assertThat(e.reason()).contains(mr.describe());
             assertThat(e.resource()).isEqualTo(pd.describe());
         }

@@ -4,7 +4,7 @@ import static io.rdmaverbs.verbs.provider.simulated.VerbsRig.assertVerbFails;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.NodeType;
 import io.rdmaverbs.verbs.attr.QpType;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.EnumSet;
 
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.Mtu;

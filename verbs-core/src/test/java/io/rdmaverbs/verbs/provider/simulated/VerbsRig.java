@@ -9,9 +9,9 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.Gid;

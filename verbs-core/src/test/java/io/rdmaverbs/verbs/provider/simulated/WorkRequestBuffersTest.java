@@ -3,7 +3,7 @@ package io.rdmaverbs.verbs.provider.simulated;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.provider.ContextHandle;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.attr.OpenFlags;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;

@@ -1,6 +1,6 @@
 package io.rdmaverbs.spring.boot.autoconfigure.descriptor;
 
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.StuckReference;
 

@@ -3,8 +3,8 @@ package io.rdmaverbs.spring.boot.autoconfigure.metrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmaverbs.verbs.AsyncEvent;
 import io.rdmaverbs.verbs.CloseRefusedException;
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.VerbsListener;
 import io.rdmaverbs.verbs.VerbsResource;
 

@@ -1,4 +1,4 @@
-package io.rdmaverbs.verbs;
+package io.rdmaverbs.verbs.error;
 
 import java.util.Map;
 
