@@ -68,7 +68,7 @@ public final class DeviceContext extends VerbsResource {
         checkPort(port);
         enter();
         try {
-            return provider.queryPort(handle, port);
+            return provider.deviceVerbs().queryPort(handle, port);
         } catch (VerbsException e) {
             throw e.about(ref().toString());
         } finally {
@@ -84,7 +84,7 @@ public final class DeviceContext extends VerbsResource {
         }
         enter();
         try {
-            return provider.queryGid(handle, port, index);
+            return provider.deviceVerbs().queryGid(handle, port, index);
         } catch (VerbsException e) {
             throw e.about(ref().toString());
         } finally {
@@ -108,7 +108,7 @@ public final class DeviceContext extends VerbsResource {
 
     public ProtectionDomain allocateProtectionDomain(@Nullable String name) {
         return verbs.create(this, List.of(this),
-                () -> new ProtectionDomain(this, provider.allocPd(handle), name));
+                () -> new ProtectionDomain(this, provider.domainVerbs().allocPd(handle), name));
     }
 
     /**
@@ -123,13 +123,13 @@ public final class DeviceContext extends VerbsResource {
         Objects.requireNonNull(options, "options");
         int oflags = (options.create() ? OpenFlags.CREATE : 0) | (options.exclusive() ? OpenFlags.EXCLUSIVE : 0);
         return verbs.create(this, List.of(this), () -> {
-            int fd = options.file() == null ? -1 : provider.openFile(options.file(), options.create());
+            int fd = options.file() == null ? -1 : provider.domainVerbs().openFile(options.file(), options.create());
             try {
                 return new XrcDomain(this, openXrcd(fd, oflags), options, name);
             } finally {
                 if (fd >= 0) {
                     // The kernel holds the inode from here on; the descriptor is no longer needed.
-                    provider.closeFile(fd);
+                    provider.domainVerbs().closeFile(fd);
                 }
             }
         });
@@ -153,7 +153,7 @@ public final class DeviceContext extends VerbsResource {
 
     private io.rdmaverbs.verbs.provider.XrcdHandle openXrcd(int fd, int oflags) {
         try {
-            return provider.openXrcd(handle, fd, oflags);
+            return provider.domainVerbs().openXrcd(handle, fd, oflags);
         } catch (VerbsException e) {
             if (Errno.EOPNOTSUPP.equals(e.errno())) {
                 throw new VerbsException(e.verb(), e.resource(), e.errno(), "device " + device.name()
@@ -171,7 +171,7 @@ public final class DeviceContext extends VerbsResource {
 
     public CompletionChannel createCompletionChannel(@Nullable String name) {
         return verbs.create(this, List.of(this),
-                () -> new CompletionChannel(this, provider.createCompChannel(handle), name));
+                () -> new CompletionChannel(this, provider.completionVerbs().createCompChannel(handle), name));
     }
 
     /** {@code ibv_create_cq} without a completion channel, on vector 0. */
@@ -201,7 +201,7 @@ public final class DeviceContext extends VerbsResource {
         }
         List<VerbsResource> guards = channel == null ? List.of(this) : List.of(this, channel);
         return verbs.create(this, guards, () -> new CompletionQueue(this,
-                provider.createCq(handle, entries, channel == null ? null : channel.handle, compVector), channel,
+                provider.completionVerbs().createCq(handle, entries, channel == null ? null : channel.handle, compVector), channel,
                 compVector, name));
     }
 
@@ -221,7 +221,7 @@ public final class DeviceContext extends VerbsResource {
             AsyncEventRecord record;
             enter();
             try {
-                record = provider.getAsyncEvent(handle, Math.min(remainingMillis, CompletionChannel.WAIT_SLICE_MILLIS));
+                record = provider.asyncEventVerbs().getAsyncEvent(handle, Math.min(remainingMillis, CompletionChannel.WAIT_SLICE_MILLIS));
             } catch (VerbsException e) {
                 throw e.about(ref().toString());
             } finally {
@@ -253,7 +253,7 @@ public final class DeviceContext extends VerbsResource {
 
     @Override
     void wakeProviderWaiters() {
-        provider.wakeAsyncEventWaiters(handle);
+        provider.asyncEventVerbs().wakeAsyncEventWaiters(handle);
     }
 
     void requireSameContext(VerbsResource other, String what) {
@@ -291,6 +291,6 @@ public final class DeviceContext extends VerbsResource {
 
     @Override
     void release() {
-        provider.closeDevice(handle);
+        provider.deviceVerbs().closeDevice(handle);
     }
 }

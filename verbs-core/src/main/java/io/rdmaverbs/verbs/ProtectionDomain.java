@@ -54,7 +54,7 @@ public final class ProtectionDomain extends VerbsResource {
     public MemoryRegion registerMemory(MemorySegment buffer, Set<AccessFlag> access, @Nullable String name) {
         checkRegistrable(buffer, access);
         return verbs.create(this, List.of(this),
-                () -> new MemoryRegion(this, provider.regMr(handle, buffer, AccessFlag.mask(access)), buffer, access,
+                () -> new MemoryRegion(this, provider.memoryRegionVerbs().regMr(handle, buffer, AccessFlag.mask(access)), buffer, access,
                         null, name));
     }
 
@@ -76,7 +76,7 @@ public final class ProtectionDomain extends VerbsResource {
         try {
             MemorySegment buffer = arena.allocate(size, 4096);
             return verbs.create(this, List.of(this),
-                    () -> new MemoryRegion(this, provider.regMr(handle, buffer, AccessFlag.mask(access)), buffer,
+                    () -> new MemoryRegion(this, provider.memoryRegionVerbs().regMr(handle, buffer, AccessFlag.mask(access)), buffer,
                             access, arena, name));
         } catch (RuntimeException | Error e) {
             arena.close();
@@ -118,14 +118,14 @@ public final class ProtectionDomain extends VerbsResource {
         Objects.requireNonNull(address, "address");
         context.checkPort(address.portNumber());
         return verbs.create(this, List.of(this),
-                () -> new AddressHandle(this, provider.createAh(handle, address), address, name));
+                () -> new AddressHandle(this, provider.addressHandleVerbs().createAh(handle, address), address, name));
     }
 
     /** {@code ibv_create_srq} (a basic SRQ in this domain). */
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, int limit, @Nullable String name) {
         checkSrq(context.attributes(), maxWr, maxSge, limit);
         return verbs.create(this, List.of(this), () -> new SharedReceiveQueue(this, null, null,
-                provider.createSrq(context.handle, new SrqInitSpec(SrqType.BASIC, handle, null, null, maxWr, maxSge,
+                provider.sharedReceiveQueueVerbs().createSrq(context.handle, new SrqInitSpec(SrqType.BASIC, handle, null, null, maxWr, maxSge,
                         limit)), SrqType.BASIC, maxWr, maxSge, name));
     }
 
@@ -169,7 +169,7 @@ public final class ProtectionDomain extends VerbsResource {
                 spec.recvCq() == null ? null : spec.recvCq().handle, spec.srq() == null ? null : spec.srq().handle,
                 spec.capabilities(), spec.signalAll());
         return verbs.create(this, guards, () -> new QueuePair(context, this, null, spec.sendCq(), spec.recvCq(),
-                spec.srq(), provider.createQp(context.handle, init), spec.name()));
+                spec.srq(), provider.queuePairVerbs().createQp(context.handle, init), spec.name()));
     }
 
     static void checkCapabilities(DeviceAttributes a, QpCapabilities c, boolean withSrq) {
@@ -190,6 +190,6 @@ public final class ProtectionDomain extends VerbsResource {
 
     @Override
     void release() {
-        provider.deallocPd(handle);
+        provider.domainVerbs().deallocPd(handle);
     }
 }

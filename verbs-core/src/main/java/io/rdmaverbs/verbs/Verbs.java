@@ -69,7 +69,7 @@ public final class Verbs implements AutoCloseable {
 
     /** The devices the provider sees ({@code ibv_get_device_list}); empty on a machine without RDMA. */
     public List<DeviceInfo> devices() {
-        return provider.devices();
+        return provider.deviceVerbs().devices();
     }
 
     /** Opens the device named {@code nameOrGuid} (a kernel name such as {@code rxe0}, or a node GUID). */
@@ -82,17 +82,17 @@ public final class Verbs implements AutoCloseable {
         Objects.requireNonNull(device, "device");
         ContextHandle handle;
         try {
-            handle = provider.openDevice(device);
+            handle = provider.deviceVerbs().openDevice(device);
         } catch (VerbsException e) {
             throw e.about("device " + device.name());
         }
         DeviceContext ctx;
         try {
-            ctx = new DeviceContext(this, device, handle, provider.queryDevice(handle), name);
+            ctx = new DeviceContext(this, device, handle, provider.deviceVerbs().queryDevice(handle), name);
         } catch (RuntimeException e) {
             // Nothing may be left allocated when opening fails half-way.
             try {
-                provider.closeDevice(handle);
+                provider.deviceVerbs().closeDevice(handle);
             } catch (RuntimeException suppressed) {
                 e.addSuppressed(suppressed);
             }
@@ -108,7 +108,7 @@ public final class Verbs implements AutoCloseable {
      */
     public DeviceInfo findDevice(String nameOrGuid) {
         Objects.requireNonNull(nameOrGuid, "nameOrGuid");
-        List<DeviceInfo> all = provider.devices();
+        List<DeviceInfo> all = provider.deviceVerbs().devices();
         for (DeviceInfo d : all) {
             if (d.name().equals(nameOrGuid)) {
                 return d;

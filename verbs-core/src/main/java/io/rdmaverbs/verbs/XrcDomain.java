@@ -53,7 +53,7 @@ public final class XrcDomain extends VerbsResource {
         QpInitSpec init = new QpInitSpec(QpType.XRC_RECV, null, handle, null, null, null, new QpCapabilities(0, 0, 0, 0, 0),
                 false);
         return verbs.create(this, List.of(context, this),
-                () -> new QueuePair(context, null, this, null, null, null, provider.createQp(context.handle, init), name));
+                () -> new QueuePair(context, null, this, null, null, null, provider.queuePairVerbs().createQp(context.handle, init), name));
     }
 
     /**
@@ -66,7 +66,7 @@ public final class XrcDomain extends VerbsResource {
             throw new IllegalArgumentException("a QP number is 1..0xffffff, got " + qpNum);
         }
         return verbs.create(this, List.of(context, this), () -> new XrcReceiveQpRegistration(this,
-                provider.openQp(context.handle, handle, qpNum, QpType.XRC_RECV), name));
+                provider.queuePairVerbs().openQp(context.handle, handle, qpNum, QpType.XRC_RECV), name));
     }
 
     /** {@code ibv_create_srq_ex} of an XRC SRQ: receives for this domain, completes on {@code cq}. */
@@ -79,7 +79,7 @@ public final class XrcDomain extends VerbsResource {
         ProtectionDomain.checkSrq(context.attributes(), maxWr, maxSge, 0);
         SrqInitSpec init = new SrqInitSpec(SrqType.XRC, pd.handle, handle, cq.handle, maxWr, maxSge, 0);
         return verbs.create(this, List.of(context, this, pd, cq), () -> new SharedReceiveQueue(pd, this, cq,
-                provider.createSrq(context.handle, init), SrqType.XRC, maxWr, maxSge, name));
+                provider.sharedReceiveQueueVerbs().createSrq(context.handle, init), SrqType.XRC, maxWr, maxSge, name));
     }
 
     @Override
@@ -93,6 +93,6 @@ public final class XrcDomain extends VerbsResource {
 
     @Override
     void release() {
-        provider.closeXrcd(handle);
+        provider.domainVerbs().closeXrcd(handle);
     }
 }

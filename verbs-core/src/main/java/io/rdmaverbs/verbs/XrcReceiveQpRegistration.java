@@ -51,6 +51,6 @@ public final class XrcReceiveQpRegistration extends VerbsResource {
 
     @Override
     void release() {
-        provider.destroyQp(handle);
+        provider.queuePairVerbs().destroyQp(handle);
     }
 }

@@ -24,26 +24,26 @@ public class ProviderCalls {
 
     @Benchmark
     public int poll1(FakeDevice d) {
-        return d.provider.pollCq(d.rawCq, d.rawOne, 1);
+        return d.cqVerbs.pollCq(d.rawCq, d.rawOne, 1);
     }
 
     @Benchmark
     public int poll16(FakeDevice d) {
-        return d.provider.pollCq(d.rawCq, d.rawSixteen, 16);
+        return d.cqVerbs.pollCq(d.rawCq, d.rawSixteen, 16);
     }
 
     @Benchmark
     public void reqNotify(FakeDevice d) {
-        d.provider.reqNotifyCq(d.rawCq, false);
+        d.cqVerbs.reqNotifyCq(d.rawCq, false);
     }
 
     @Benchmark
     public void postSend(FakeDevice d) {
-        d.provider.postSend(d.rawQp, d.rawSend);
+        d.qpVerbs.postSend(d.rawQp, d.rawSend);
     }
 
     @Benchmark
     public void postRecv(FakeDevice d) {
-        d.provider.postRecv(d.rawQp, d.rawReceive);
+        d.qpVerbs.postRecv(d.rawQp, d.rawReceive);
     }
 }

@@ -53,10 +53,10 @@ public class ProviderPairs {
     @Setup(Level.Trial)
     public void open() {
         provider = NativeVerbsProvider.load();
-        context = provider.openDevice(provider.devices().stream().filter(d -> d.name().equals(device)).findFirst()
+        context = provider.deviceVerbs().openDevice(provider.deviceVerbs().devices().stream().filter(d -> d.name().equals(device)).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no device " + device)));
-        pd = provider.allocPd(context);
-        cq = provider.createCq(context, ApiPairs.CQ_ENTRIES, null, 0);
+        pd = provider.domainVerbs().allocPd(context);
+        cq = provider.completionVerbs().createCq(context, ApiPairs.CQ_ENTRIES, null, 0);
         rc = new QpInitSpec(QpType.RC, pd, null, cq, cq, null, ApiPairs.CAPABILITIES, true);
         arena = Arena.ofShared();
         buffer = arena.allocate(ApiPairs.MR_SIZE, 4096);
@@ -65,29 +65,29 @@ public class ProviderPairs {
 
     @TearDown(Level.Trial)
     public void close() {
-        provider.destroyCq(cq);
-        provider.deallocPd(pd);
-        provider.closeDevice(context);
+        provider.completionVerbs().destroyCq(cq);
+        provider.domainVerbs().deallocPd(pd);
+        provider.deviceVerbs().closeDevice(context);
         arena.close();
     }
 
     @Benchmark
     public void pd() {
-        provider.deallocPd(provider.allocPd(context));
+        provider.domainVerbs().deallocPd(provider.domainVerbs().allocPd(context));
     }
 
     @Benchmark
     public void cq() {
-        provider.destroyCq(provider.createCq(context, ApiPairs.CQ_ENTRIES, null, 0));
+        provider.completionVerbs().destroyCq(provider.completionVerbs().createCq(context, ApiPairs.CQ_ENTRIES, null, 0));
     }
 
     @Benchmark
     public void qp() {
-        provider.destroyQp(provider.createQp(context, rc));
+        provider.queuePairVerbs().destroyQp(provider.queuePairVerbs().createQp(context, rc));
     }
 
     @Benchmark
     public void mr() {
-        provider.deregMr(provider.regMr(pd, buffer, access));
+        provider.memoryRegionVerbs().deregMr(provider.memoryRegionVerbs().regMr(pd, buffer, access));
     }
 }

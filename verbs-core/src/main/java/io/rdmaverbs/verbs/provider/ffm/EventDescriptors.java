@@ -87,7 +87,7 @@ final class EventDescriptors {
             }
             if (ready < 0) {
                 int errno = CallState.errno(state);
-                if (errno != Libc.EINTR) {
+                if (errno != Errno.EINTR.number()) {
                     throw new VerbsException("poll", owner.describe(), Errno.of(errno),
                             "could not wait on descriptor " + fd);
                 }

@@ -6,7 +6,6 @@ import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
-
 import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.provider.AhHandle;
 import io.rdmaverbs.verbs.provider.SendWr;

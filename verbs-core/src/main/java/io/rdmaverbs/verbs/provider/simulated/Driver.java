@@ -1,12 +1,12 @@
 package io.rdmaverbs.verbs.provider.simulated;
 
-import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.WcFlag;
 import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.error.Errno;
 
 /**
  * The kernel driver (with its rdma-core provider) whose answers a simulated device reproduces where

@@ -10,11 +10,11 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.rdmaverbs.verbs.error.Errno;
-import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.PortState;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.AsyncEventRecord;
 
 /**

@@ -6,10 +6,11 @@ import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.users;
 import java.nio.file.Path;
 import java.util.Objects;
 
+import io.rdmaverbs.verbs.attr.OpenFlags;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
-import io.rdmaverbs.verbs.attr.OpenFlags;
 import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
 
@@ -18,7 +19,7 @@ import io.rdmaverbs.verbs.provider.XrcdHandle;
  * refcount, and {@code ibv_open_xrcd}/{@code ibv_close_xrcd} with domains shared per device by the inode
  * of the file that names them.
  */
-final class SimDomains {
+final class SimDomains implements DomainVerbs {
 
     private final SimUverbs uverbs;
     private final DescriptorTable descriptors;
@@ -28,7 +29,8 @@ final class SimDomains {
         this.descriptors = descriptors;
     }
 
-    PdHandle allocPd(ContextHandle context) {
+    @Override
+    public PdHandle allocPd(ContextHandle context) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimDevice d = ctx.device;
         return locked(d, () -> {
@@ -40,7 +42,8 @@ final class SimDomains {
         });
     }
 
-    void deallocPd(PdHandle pd) {
+    @Override
+    public void deallocPd(PdHandle pd) {
         SimPd p = uverbs.own(pd, SimPd.class);
         SimDevice d = p.device;
         locked(d, () -> {
@@ -56,15 +59,26 @@ final class SimDomains {
         });
     }
 
-    int openFile(Path file, boolean create) {
+    @Override
+    public int openFile(Path file, boolean create) {
         return descriptors.openFile(Objects.requireNonNull(file, "file"), create);
     }
 
-    void closeFile(int fd) {
+    @Override
+    public void closeFile(int fd) {
         descriptors.closeFile(fd);
     }
 
-    XrcdHandle openXrcd(ContextHandle context, int fd, int oflags) {
+    /**
+     * {@code ibv_open_xrcd}, as the kernel's {@code ib_uverbs_open_xrcd} decides: a domain is shared per
+     * device by inode; O_CREAT creates it, O_CREAT|O_EXCL refuses an existing one (EINVAL), no O_CREAT
+     * and no domain is EAGAIN, an unknown descriptor EBADF.
+     *
+     * <p>{@code fd == -1} opens a new private domain whatever {@code oflags} say: the kernel skips the
+     * flag checks for it and rdma-core adds none (the man page's "use O_CREAT" is advice, not a check).
+     */
+    @Override
+    public XrcdHandle openXrcd(ContextHandle context, int fd, int oflags) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimDevice d = ctx.device;
         return locked(d, () -> {
@@ -106,7 +120,8 @@ final class SimDomains {
         });
     }
 
-    void closeXrcd(XrcdHandle xrcd) {
+    @Override
+    public void closeXrcd(XrcdHandle xrcd) {
         SimXrcd x = uverbs.own(xrcd, SimXrcd.class);
         SimDevice d = x.device;
         locked(d, () -> {

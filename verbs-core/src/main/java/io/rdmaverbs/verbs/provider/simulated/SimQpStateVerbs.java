@@ -2,13 +2,13 @@ package io.rdmaverbs.verbs.provider.simulated;
 
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.error.Errno;
-import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.QpAttributeMask;
 import io.rdmaverbs.verbs.attr.QpAttributes;
 import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.QpHandle;
 
 /**
@@ -25,6 +25,12 @@ final class SimQpStateVerbs {
         this.fabric = uverbs.fabric;
     }
 
+    /**
+     * {@code ibv_modify_qp}, checked in the kernel's order: ports ({@code modify_qp} in uverbs), the
+     * address vector (a RoCE path needs a GRH and a populated source GID), the transition table
+     * ({@link QpTransitions}), then the driver's limits (path MTU, RDMA read depth). Entering ERR
+     * flushes both queues with WR_FLUSH_ERR completions; entering RESET drops them.
+     */
     void modifyQp(QpHandle qp, QpModification modification) {
         SimQp h = uverbs.own(qp, SimQp.class);
         Objects.requireNonNull(modification, "modification");

@@ -10,36 +10,47 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import io.rdmaverbs.verbs.error.Errno;
-import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.LinkLayer;
+import io.rdmaverbs.verbs.attr.QpAttributes;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SrqType;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
+import io.rdmaverbs.verbs.provider.RecvWr;
+import io.rdmaverbs.verbs.provider.SendWr;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
 
 /**
  * The life of queue pairs: {@code ibv_create_qp_ex} against the device limits, {@code ibv_open_qp} of an
  * XRC receive QP, {@code ibv_destroy_qp} (the QP goes with its last handle), and multicast attachments.
- * State transitions are {@link SimQpStateVerbs}, posting {@link SimPostVerbs}.
+ * State transitions ({@link SimQpStateVerbs}) and posting ({@link SimPostVerbs}) are each a screen of
+ * kernel rules of their own: this class hands those verbs to them.
  */
-final class SimQpVerbs {
+final class SimQpVerbs implements QueuePairVerbs {
 
     private final SimUverbs uverbs;
     private final Fabric fabric;
+    private final SimQpStateVerbs states;
+    private final SimPostVerbs posting;
 
     SimQpVerbs(SimUverbs uverbs) {
         this.uverbs = uverbs;
         this.fabric = uverbs.fabric;
+        this.states = new SimQpStateVerbs(uverbs);
+        this.posting = new SimPostVerbs(uverbs);
     }
 
-    QpHandle createQp(ContextHandle context, QpInitSpec spec) {
+    @Override
+    public QpHandle createQp(ContextHandle context, QpInitSpec spec) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         Objects.requireNonNull(spec, "spec");
         QpType type = spec.type();
@@ -142,7 +153,9 @@ final class SimQpVerbs {
         }
     }
 
-    QpHandle openQp(ContextHandle context, XrcdHandle xrcd, int qpNum, QpType type) {
+    /** {@code ibv_open_qp}: registers this context with an XRC receive QP of the domain. */
+    @Override
+    public QpHandle openQp(ContextHandle context, XrcdHandle xrcd, int qpNum, QpType type) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimXrcd x = uverbs.own(xrcd, SimXrcd.class);
         Objects.requireNonNull(type, "type");
@@ -168,7 +181,12 @@ final class SimQpVerbs {
         });
     }
 
-    void destroyQp(QpHandle qp) {
+    /**
+     * {@code ibv_destroy_qp}: EBUSY while the handle has multicast attachments. For an XRC receive QP it
+     * drops this context's registration; the QP itself goes with the last one.
+     */
+    @Override
+    public void destroyQp(QpHandle qp) {
         SimQp h = uverbs.own(qp, SimQp.class);
         SimDevice d = h.device;
         uverbs.onFabric(() -> {
@@ -218,7 +236,42 @@ final class SimQpVerbs {
         d.free(ResourceKind.QP);
     }
 
-    void attachMcast(QpHandle qp, Gid gid, int lid) {
+    @Override
+    public void modifyQp(QpHandle qp, QpModification modification) {
+        states.modifyQp(qp, modification);
+    }
+
+    @Override
+    public QpAttributes queryQp(QpHandle qp) {
+        return states.queryQp(qp);
+    }
+
+    @Override
+    public void postSend(QpHandle qp, SendWr request) {
+        posting.postSend(qp, request);
+    }
+
+    @Override
+    public void postRecv(QpHandle qp, RecvWr request) {
+        posting.postRecv(qp, request);
+    }
+
+    @Override
+    public SendWr newSendWr(int maxSge) {
+        return new SimSendWr(uverbs.provider, maxSge);
+    }
+
+    @Override
+    public RecvWr newRecvWr(int maxSge) {
+        return new SimRecvWr(uverbs.provider, maxSge);
+    }
+
+    /**
+     * {@code ibv_attach_mcast}: a UD QP and a multicast GID ({@code ff00::/8}); on InfiniBand ports the
+     * LID must be a multicast LID. Attaching the same (GID, LID) twice succeeds once.
+     */
+    @Override
+    public void attachMcast(QpHandle qp, Gid gid, int lid) {
         SimQp h = uverbs.own(qp, SimQp.class);
         Objects.requireNonNull(gid, "gid");
         SimDevice d = h.device;
@@ -252,7 +305,8 @@ final class SimQpVerbs {
         });
     }
 
-    void detachMcast(QpHandle qp, Gid gid, int lid) {
+    @Override
+    public void detachMcast(QpHandle qp, Gid gid, int lid) {
         SimQp h = uverbs.own(qp, SimQp.class);
         Objects.requireNonNull(gid, "gid");
         SimDevice d = h.device;

@@ -15,9 +15,6 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.Optional;
 
-import io.rdmaverbs.verbs.error.Errno;
-import io.rdmaverbs.verbs.error.VerbsException;
-import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendFlag;
@@ -25,6 +22,9 @@ import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.WcFlag;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
 
@@ -85,8 +85,8 @@ class NativeDataPathTest {
 
     @Test
     void pollCqFillsTheCompletionBufferThroughTheProvidersOp() {
-        try (WorkCompletions wc = provider.newWorkCompletions(4)) {
-            int n = provider.pollCq(cq, wc, 4);
+        try (WorkCompletions wc = provider.completionVerbs().newWorkCompletions(4)) {
+            int n = provider.completionVerbs().pollCq(cq, wc, 4);
 
             assertThat(n).isEqualTo(2);
             assertThat(global("last_poll_entries", 4).get(JAVA_INT, 0)).isEqualTo(4);
@@ -111,8 +111,8 @@ class NativeDataPathTest {
         MemorySegment cqObject = device.object(IbvCq.LAYOUT);
         NativeCq broken = new NativeCq(provider, cqObject, context, 16, null, function("fake_poll_cq_error"),
                 MemorySegment.NULL);
-        try (WorkCompletions wc = provider.newWorkCompletions(4)) {
-            assertThatThrownBy(() -> provider.pollCq(broken, wc, 4))
+        try (WorkCompletions wc = provider.completionVerbs().newWorkCompletions(4)) {
+            assertThatThrownBy(() -> provider.completionVerbs().pollCq(broken, wc, 4))
                     .isInstanceOfSatisfying(VerbsException.class, e -> {
                         assertThat(e.verb()).isEqualTo("ibv_poll_cq");
                         assertThat(e.errno()).isNull();
@@ -123,16 +123,16 @@ class NativeDataPathTest {
 
     @Test
     void reqNotifyCqPassesSolicitedOnly() {
-        provider.reqNotifyCq(cq, true);
+        provider.completionVerbs().reqNotifyCq(cq, true);
         assertThat(global("last_solicited_only", 4).get(JAVA_INT, 0)).isEqualTo(1);
 
-        provider.reqNotifyCq(cq, false);
+        provider.completionVerbs().reqNotifyCq(cq, false);
         assertThat(global("last_solicited_only", 4).get(JAVA_INT, 0)).isZero();
     }
 
     @Test
     void postSendHandsTheProviderTheEncodedRequestAndItsSges() {
-        try (SendWr wr = provider.newSendWr(2)) {
+        try (SendWr wr = provider.queuePairVerbs().newSendWr(2)) {
             wr.wrId(77);
             wr.opcode(SendOpcode.SEND_WITH_IMM);
             wr.flags(SendFlag.SIGNALED);
@@ -141,7 +141,7 @@ class NativeDataPathTest {
             wr.sge(1, 0x2000, 200, 0x22);
             wr.sgeCount(2);
 
-            provider.postSend(qp, wr);
+            provider.queuePairVerbs().postSend(qp, wr);
         }
 
         MemorySegment seen = global("last_send_wr", IbvSendWr.SIZE);
@@ -158,10 +158,10 @@ class NativeDataPathTest {
 
     @Test
     void aProviderReturningTheErrnoFailsThePostWithIt() {
-        try (SendWr wr = provider.newSendWr(9)) {
+        try (SendWr wr = provider.queuePairVerbs().newSendWr(9)) {
             wr.sgeCount(9);
 
-            assertThatThrownBy(() -> provider.postSend(qp, wr))
+            assertThatThrownBy(() -> provider.queuePairVerbs().postSend(qp, wr))
                     .isInstanceOfSatisfying(VerbsException.class, e -> {
                         assertThat(e.verb()).isEqualTo("ibv_post_send");
                         assertThat(e.errno()).isEqualTo(Errno.ENOMEM);
@@ -172,8 +172,8 @@ class NativeDataPathTest {
 
     @Test
     void aProviderReturningMinusOneFailsThePostWithTheErrnoItSet() {
-        try (RecvWr wr = provider.newRecvWr(1)) {
-            assertThatThrownBy(() -> provider.postRecv(qp, wr))
+        try (RecvWr wr = provider.queuePairVerbs().newRecvWr(1)) {
+            assertThatThrownBy(() -> provider.queuePairVerbs().postRecv(qp, wr))
                     .isInstanceOfSatisfying(VerbsException.class, e -> {
                         assertThat(e.verb()).isEqualTo("ibv_post_recv");
                         assertThat(e.errno()).isEqualTo(Errno.EINVAL);
@@ -183,9 +183,9 @@ class NativeDataPathTest {
 
     @Test
     void aProviderReturningMinusErrnoFailsThePostWithThatErrno() {
-        try (RecvWr wr = provider.newRecvWr(1)) {
+        try (RecvWr wr = provider.queuePairVerbs().newRecvWr(1)) {
             wr.wrId(5);
-            assertThatThrownBy(() -> provider.postSrqRecv(srq, wr))
+            assertThatThrownBy(() -> provider.sharedReceiveQueueVerbs().postSrqRecv(srq, wr))
                     .isInstanceOfSatisfying(VerbsException.class, e -> {
                         assertThat(e.verb()).isEqualTo("ibv_post_srq_recv");
                         assertThat(e.errno()).isEqualTo(Errno.EBUSY);
@@ -198,8 +198,8 @@ class NativeDataPathTest {
     void postingAndPollingAllocateNothingOnceCompiled() {
         var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long thread = Thread.currentThread().threadId();
-        try (SendWr send = provider.newSendWr(1); RecvWr recv = provider.newRecvWr(1);
-                WorkCompletions wc = provider.newWorkCompletions(4)) {
+        try (SendWr send = provider.queuePairVerbs().newSendWr(1); RecvWr recv = provider.queuePairVerbs().newRecvWr(1);
+                WorkCompletions wc = provider.completionVerbs().newWorkCompletions(4)) {
             send.sge(0, 0x1000, 64, 1);
             send.sgeCount(1);
             recv.sge(0, 0x1000, 64, 1);
@@ -221,10 +221,10 @@ class NativeDataPathTest {
 
     private void dataPath(SendWr send, RecvWr recv, WorkCompletions wc, int i) {
         send.wrId(i);
-        provider.postSend(qp, send);
+        provider.queuePairVerbs().postSend(qp, send);
         recv.wrId(i);
-        provider.postRecv(qp, recv);
-        provider.pollCq(cq, wc, 4);
+        provider.queuePairVerbs().postRecv(qp, recv);
+        provider.completionVerbs().pollCq(cq, wc, 4);
     }
 
     private static MemorySegment function(String name) {

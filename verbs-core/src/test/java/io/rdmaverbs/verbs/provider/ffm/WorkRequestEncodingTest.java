@@ -29,7 +29,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void sendRequestIsWrittenAsAnIbvSendWrWithSgListPointingAtItsSges() {
-        try (NativeSendWr wr = (NativeSendWr) provider.newSendWr(3)) {
+        try (NativeSendWr wr = (NativeSendWr) provider.queuePairVerbs().newSendWr(3)) {
             wr.wrId(0x1122_3344_5566_7788L);
             wr.opcode(SendOpcode.RDMA_WRITE_WITH_IMM);
             wr.flags(SendFlag.SIGNALED | SendFlag.SOLICITED);
@@ -66,7 +66,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void datagramAndXrcDestinationsLandInTheUdAndXrcUnionMembers() {
-        try (Arena arena = Arena.ofConfined(); NativeSendWr wr = (NativeSendWr) provider.newSendWr(1)) {
+        try (Arena arena = Arena.ofConfined(); NativeSendWr wr = (NativeSendWr) provider.queuePairVerbs().newSendWr(1)) {
             FakeVerbsContext device = new FakeVerbsContext(arena);
             NativePd pd = new NativePd(provider, MemorySegment.ofAddress(0x5000), device.handle(provider, "rxe0"));
             NativeAh ah = new NativeAh(provider, MemorySegment.ofAddress(0x7f12_3456_7000L), pd);
@@ -86,7 +86,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void clearZeroesTheRequestButKeepsSgListPointingAtItsSges() {
-        try (NativeSendWr wr = (NativeSendWr) provider.newSendWr(2)) {
+        try (NativeSendWr wr = (NativeSendWr) provider.queuePairVerbs().newSendWr(2)) {
             wr.wrId(9);
             wr.sge(1, 1, 2, 3);
             wr.sgeCount(2);
@@ -105,7 +105,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void receiveRequestIsWrittenAsAnIbvRecvWrWithSgListPointingAtItsSges() {
-        try (NativeRecvWr wr = (NativeRecvWr) provider.newRecvWr(2)) {
+        try (NativeRecvWr wr = (NativeRecvWr) provider.queuePairVerbs().newRecvWr(2)) {
             wr.wrId(-2L);
             wr.sge(1, 0x1000, 512, 0x77);
             wr.sgeCount(2);
@@ -124,7 +124,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void workCompletionsAreReadFromAnIbvWcArrayWithImmediateDataInHostOrder() {
-        try (NativeWorkCompletions wc = (NativeWorkCompletions) provider.newWorkCompletions(4)) {
+        try (NativeWorkCompletions wc = (NativeWorkCompletions) provider.completionVerbs().newWorkCompletions(4)) {
             MemorySegment raw = wc.entries();
             assertThat(raw.byteSize()).isEqualTo(4 * 48);
             long second = 48;

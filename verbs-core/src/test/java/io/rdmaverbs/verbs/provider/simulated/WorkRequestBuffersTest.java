@@ -3,9 +3,9 @@ package io.rdmaverbs.verbs.provider.simulated;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
@@ -22,7 +22,7 @@ class WorkRequestBuffersTest {
 
     @Test
     void aSendRequestKeepsWhatWasSetUntilCleared() {
-        try (SendWr wr = provider.newSendWr(2)) {
+        try (SendWr wr = provider.queuePairVerbs().newSendWr(2)) {
             wr.wrId(7);
             wr.opcode(SendOpcode.RDMA_WRITE_WITH_IMM);
             wr.sge(1, 0x1000, 64, 42);
@@ -45,9 +45,9 @@ class WorkRequestBuffersTest {
 
     @Test
     void closedRequestsAndCompletionBuffersRefuseUse() {
-        SendWr send = provider.newSendWr(1);
-        RecvWr recv = provider.newRecvWr(1);
-        WorkCompletions wc = provider.newWorkCompletions(4);
+        SendWr send = provider.queuePairVerbs().newSendWr(1);
+        RecvWr recv = provider.queuePairVerbs().newRecvWr(1);
+        WorkCompletions wc = provider.completionVerbs().newWorkCompletions(4);
         send.close();
         recv.close();
         wc.close();
@@ -56,23 +56,23 @@ class WorkRequestBuffersTest {
         assertThatThrownBy(() -> send.wrId(1)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> recv.sgeCount()).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> wc.wrId(0)).isInstanceOf(IllegalStateException.class);
-        ContextHandle ctx = provider.openDevice(provider.devices().get(0));
-        CqHandle cq = provider.createCq(ctx, 4, null, 0);
-        assertThatThrownBy(() -> provider.pollCq(cq, wc, 1)).isInstanceOf(IllegalStateException.class);
-        PdHandle pd = provider.allocPd(ctx);
-        QpHandle qp = provider.createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(QpType.RC, pd, null, cq, cq,
+        ContextHandle ctx = provider.deviceVerbs().openDevice(provider.deviceVerbs().devices().get(0));
+        CqHandle cq = provider.completionVerbs().createCq(ctx, 4, null, 0);
+        assertThatThrownBy(() -> provider.completionVerbs().pollCq(cq, wc, 1)).isInstanceOf(IllegalStateException.class);
+        PdHandle pd = provider.domainVerbs().allocPd(ctx);
+        QpHandle qp = provider.queuePairVerbs().createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(QpType.RC, pd, null, cq, cq,
                 null, io.rdmaverbs.verbs.attr.QpCapabilities.of(1, 1), false));
-        assertThatThrownBy(() -> provider.postSend(qp, send)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> provider.queuePairVerbs().postSend(qp, send)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
     void buffersOfAnotherProviderAreRefused() {
         SimulatedProvider other = SimulatedProvider.of(DeviceProfile.rxe("rxe0"));
-        ContextHandle ctx = provider.openDevice(provider.devices().get(0));
-        CqHandle cq = provider.createCq(ctx, 4, null, 0);
-        assertThatThrownBy(() -> provider.pollCq(cq, other.newWorkCompletions(1), 1))
+        ContextHandle ctx = provider.deviceVerbs().openDevice(provider.deviceVerbs().devices().get(0));
+        CqHandle cq = provider.completionVerbs().createCq(ctx, 4, null, 0);
+        assertThatThrownBy(() -> provider.completionVerbs().pollCq(cq, other.completionVerbs().newWorkCompletions(1), 1))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> provider.pollCq(cq, provider.newWorkCompletions(1), 2))
+        assertThatThrownBy(() -> provider.completionVerbs().pollCq(cq, provider.completionVerbs().newWorkCompletions(1), 2))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("capacity");
     }
 }
