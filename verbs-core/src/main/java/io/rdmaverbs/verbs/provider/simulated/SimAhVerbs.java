@@ -33,8 +33,8 @@ final class SimAhVerbs implements AddressHandleVerbs {
             p.requireUsable();
             d.requireAlive("ibv_create_ah", p.describe());
             checkAddress("ibv_create_ah", p.describe(), d, address);
-            d.allocate(ResourceKind.AH, "ibv_create_ah", p.describe());
-            SimAh ah = new SimAh(p.context(), d.nextId(ResourceKind.AH), p, address);
+            d.allocate(KernelObjectKind.AH, "ibv_create_ah", p.describe());
+            SimAh ah = new SimAh(p.context(), d.nextId(KernelObjectKind.AH), p, address);
             p.usecnt++;
             p.context().adopt(ah);
             return ah;
@@ -48,7 +48,7 @@ final class SimAhVerbs implements AddressHandleVerbs {
         locked(d, () -> {
             a.requireUsable();
             a.pd.usecnt--;
-            d.free(ResourceKind.AH);
+            d.free(KernelObjectKind.AH);
             a.context().release(a);
             a.markDestroyed();
         });

@@ -106,7 +106,7 @@ final class SimAsyncEvents implements AsyncEventVerbs {
             }
             d.fatal = true;
             d.broadcast(new AsyncEventRecord(AsyncEventType.DEVICE_FATAL, null, 0));
-            for (QueuePair q : List.copyOf(d.qps.values())) {
+            for (KernelQp q : List.copyOf(d.qps.values())) {
                 if (q.state != QpState.RESET && q.state != QpState.ERR) {
                     fabric.moveToError(q);
                 }

@@ -37,8 +37,8 @@ final class SimCompletionVerbs implements CompletionVerbs {
         SimDevice d = ctx.device;
         return locked(d, () -> {
             d.requireAlive("ibv_create_comp_channel", ctx.describe());
-            d.allocate(ResourceKind.COMP_CHANNEL, "ibv_create_comp_channel", ctx.describe());
-            SimCompChannel channel = new SimCompChannel(ctx, d.nextId(ResourceKind.COMP_CHANNEL),
+            d.allocate(KernelObjectKind.COMP_CHANNEL, "ibv_create_comp_channel", ctx.describe());
+            SimCompChannel channel = new SimCompChannel(ctx, d.nextId(KernelObjectKind.COMP_CHANNEL),
                     descriptors.openChannel());
             ctx.adopt(channel);
             return channel;
@@ -59,7 +59,7 @@ final class SimCompletionVerbs implements CompletionVerbs {
             }
             descriptors.closeChannel(ch.fd());
             ch.events.clear();
-            d.free(ResourceKind.COMP_CHANNEL);
+            d.free(KernelObjectKind.COMP_CHANNEL);
             ch.context().release(ch);
             ch.markDestroyed();
             ch.eventArrived.signalAll();
@@ -89,8 +89,8 @@ final class SimCompletionVerbs implements CompletionVerbs {
                 throw new VerbsException("ibv_create_cq", ctx.describe(), Errno.EINVAL, "cqe " + cqe
                         + " is outside 1.." + maxCqe + " (max_cqe of " + d.name() + ")");
             }
-            d.allocate(ResourceKind.CQ, "ibv_create_cq", ctx.describe());
-            SimCq cq = new SimCq(ctx, d.nextId(ResourceKind.CQ), Driver.queueSlots(cqe), ch);
+            d.allocate(KernelObjectKind.CQ, "ibv_create_cq", ctx.describe());
+            SimCq cq = new SimCq(ctx, d.nextId(KernelObjectKind.CQ), Driver.queueSlots(cqe), ch);
             if (ch != null) {
                 ch.refcnt++;
             }
@@ -128,7 +128,7 @@ final class SimCompletionVerbs implements CompletionVerbs {
                 if (c.channel != null) {
                     c.channel.events.removeIf(e -> e == c);
                 }
-                d.free(ResourceKind.CQ);
+                d.free(KernelObjectKind.CQ);
             }
             while (!d.fatal && c.eventsAcked != c.eventsDelivered) {
                 try {

@@ -98,7 +98,7 @@ final class SimDeviceVerbs implements DeviceVerbs {
                         "no such device in this simulated provider; it has " + byName.keySet()));
         return locked(d, () -> {
             d.requireAlive("ibv_open_device", d.name());
-            SimContext context = new SimContext(uverbs.provider, d, d.nextId(ResourceKind.CONTEXT));
+            SimContext context = new SimContext(uverbs.provider, d, d.nextId(KernelObjectKind.CONTEXT));
             d.contexts.add(context);
             return context;
         });

@@ -35,8 +35,8 @@ final class SimDomains implements DomainVerbs {
         SimDevice d = ctx.device;
         return locked(d, () -> {
             d.requireAlive("ibv_alloc_pd", ctx.describe());
-            d.allocate(ResourceKind.PD, "ibv_alloc_pd", ctx.describe());
-            SimPd pd = new SimPd(ctx, d.nextId(ResourceKind.PD));
+            d.allocate(KernelObjectKind.PD, "ibv_alloc_pd", ctx.describe());
+            SimPd pd = new SimPd(ctx, d.nextId(KernelObjectKind.PD));
             ctx.adopt(pd);
             return pd;
         });
@@ -53,7 +53,7 @@ final class SimDomains implements DomainVerbs {
                         + " object(s) (QPs, SRQs, MRs, AHs): " + users(p.context(), h -> usesPd(h, p))
                         + "; destroy them first");
             }
-            d.free(ResourceKind.PD);
+            d.free(KernelObjectKind.PD);
             p.context().release(p);
             p.markDestroyed();
         });
@@ -88,7 +88,7 @@ final class SimDomains implements DomainVerbs {
                         + " does not support XRC (no IBV_DEVICE_XRC; soft-RoCE never does): use RC QPs or an HCA");
             }
             d.requireAlive("ibv_open_xrcd", ctx.describe());
-            XrcDomain domain;
+            KernelXrcd domain;
             if (fd == -1) {
                 domain = d.newPrivateDomain();
             } else {
@@ -114,7 +114,7 @@ final class SimDomains implements DomainVerbs {
                 }
             }
             domain.opens++;
-            SimXrcd xrcd = new SimXrcd(ctx, d.nextId(ResourceKind.XRCD), domain);
+            SimXrcd xrcd = new SimXrcd(ctx, d.nextId(KernelObjectKind.XRCD), domain);
             ctx.adopt(xrcd);
             return xrcd;
         });
@@ -131,7 +131,7 @@ final class SimDomains implements DomainVerbs {
                         + x.usecnt + " XRC receive QP registration(s) or XRC SRQ(s) on the domain: "
                         + users(x.context(), h -> usesXrcd(h, x)) + "; destroy them (destroyQp unregisters) first");
             }
-            XrcDomain domain = x.domain;
+            KernelXrcd domain = x.domain;
             if (--domain.opens == 0) {
                 d.domainGone(domain);
             }

@@ -64,9 +64,9 @@ final class SimMrVerbs implements MemoryRegionVerbs {
                 throw new VerbsException(verb, p.describe(), d.driver().onDemandPagingUnsupported(), d.name()
                         + " does not support on-demand paging");
             }
-            d.allocate(ResourceKind.MR, verb, p.describe());
+            d.allocate(KernelObjectKind.MR, verb, p.describe());
             int lkey = d.allocateKey();
-            SimMr mr = new SimMr(p.context(), d.nextId(ResourceKind.MR), p, buffer, access, lkey,
+            SimMr mr = new SimMr(p.context(), d.nextId(KernelObjectKind.MR), p, buffer, access, lkey,
                     d.driver().rkey(lkey, access));
             d.mrs.put(lkey, mr);
             p.usecnt++;
@@ -83,7 +83,7 @@ final class SimMrVerbs implements MemoryRegionVerbs {
             m.requireUsable();
             d.mrs.remove(m.lkey());
             m.pd.usecnt--;
-            d.free(ResourceKind.MR);
+            d.free(KernelObjectKind.MR);
             m.context().release(m);
             m.markDestroyed();
         });

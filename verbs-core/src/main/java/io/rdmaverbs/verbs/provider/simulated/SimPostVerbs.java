@@ -43,7 +43,7 @@ final class SimPostVerbs {
         uverbs.onFabric(() -> {
             h.requireUsable();
             d.requireAlive(verb, h.describe());
-            QueuePair q = h.qp;
+            KernelQp q = h.qp;
             if (q.type == QpType.XRC_RECV) {
                 throw new VerbsException(verb, h.describe(), Errno.EINVAL, "an XRC receive QP has no send queue;"
                         + " send from an XRC send QP");
@@ -145,7 +145,7 @@ final class SimPostVerbs {
         uverbs.onFabric(() -> {
             h.requireUsable();
             d.requireAlive(verb, h.describe());
-            QueuePair q = h.qp;
+            KernelQp q = h.qp;
             if (q.type.isXrc()) {
                 throw new VerbsException(verb, h.describe(), Errno.EINVAL, "XRC QPs have no receive queue; post to"
                         + " the XRC SRQ");

@@ -39,7 +39,7 @@ final class SimQpStateVerbs {
         uverbs.onFabric(() -> {
             h.requireUsable();
             d.requireAlive(verb, h.describe());
-            QueuePair q = h.qp;
+            KernelQp q = h.qp;
             QpModification m = modification;
             QpState current = q.state;
             QpState next = m.has(QpAttributeMask.STATE) ? m.state() : current;

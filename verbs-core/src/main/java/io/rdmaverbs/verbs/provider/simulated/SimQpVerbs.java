@@ -99,10 +99,10 @@ final class SimQpVerbs implements QueuePairVerbs {
             QpCapabilities requested = target ? new QpCapabilities(0, 0, 0, 0, 0)
                     : receiveless(spec.capabilities(), srq != null || type == QpType.XRC_SEND);
             checkCapabilities(verb, ctx, requested);
-            d.allocate(ResourceKind.QP, verb, ctx.describe());
+            d.allocate(KernelObjectKind.QP, verb, ctx.describe());
             int qpNum = d.allocateQpNum();
             QpCapabilities granted = target ? requested : d.driver().granted(requested);
-            QueuePair qp = new QueuePair(d, type, qpNum, ctx, pd, sendCq, recvCq, srq, target ? xrcd.domain : null,
+            KernelQp qp = new KernelQp(d, type, qpNum, ctx, pd, sendCq, recvCq, srq, target ? xrcd.domain : null,
                     spec.signalAll(), granted, Driver.queueSlots(requested.maxSendWr()),
                     Driver.queueSlots(requested.maxRecvWr()));
             d.qps.put(qpNum, qp);
@@ -167,7 +167,7 @@ final class SimQpVerbs implements QueuePairVerbs {
                 throw new VerbsException("ibv_open_qp", x.describe(), Errno.EINVAL, "only XRC receive QPs can be"
                         + " opened, not " + type);
             }
-            QueuePair qp = x.domain.receiveQps.get(qpNum);
+            KernelQp qp = x.domain.receiveQps.get(qpNum);
             if (qp == null || qp.destroyed) {
                 throw new VerbsException("ibv_open_qp", x.describe(), Errno.EINVAL, "no XRC receive QP " + qpNum
                         + " in this XRC domain" + (d.qps.containsKey(qpNum) ? " (QP " + qpNum
@@ -196,7 +196,7 @@ final class SimQpVerbs implements QueuePairVerbs {
                         + " group(s) " + h.attachments.stream().map(a -> a.gid().toString())
                                 .collect(Collectors.joining(", ")) + "; detach them first (ibv_detach_mcast)");
             }
-            QueuePair q = h.qp;
+            KernelQp q = h.qp;
             for (SimQp.Attachment a : List.copyOf(h.attachments)) {
                 detach(h, a); // only after a fatal error: the kernel forgets them with the device
             }
@@ -213,7 +213,7 @@ final class SimQpVerbs implements QueuePairVerbs {
         });
     }
 
-    private void destroyQueuePair(QueuePair q) {
+    private void destroyQueuePair(KernelQp q) {
         SimDevice d = q.device;
         q.destroyed = true;
         fabric.forget(q);
@@ -233,7 +233,7 @@ final class SimQpVerbs implements QueuePairVerbs {
         if (q.srq != null) {
             q.srq.usecnt--;
         }
-        d.free(ResourceKind.QP);
+        d.free(KernelObjectKind.QP);
     }
 
     @Override
@@ -283,7 +283,7 @@ final class SimQpVerbs implements QueuePairVerbs {
             if (h.attachments.contains(attachment)) {
                 return;
             }
-            QueuePair q = h.qp;
+            KernelQp q = h.qp;
             if (!gid.isMulticast() || q.type != QpType.UD || !validMulticastLid(q, lid)) {
                 throw new VerbsException(verb, h.describe(), Errno.EINVAL, q.type != QpType.UD
                         ? "only UD QPs join multicast groups, this is " + q.type
@@ -291,7 +291,7 @@ final class SimQpVerbs implements QueuePairVerbs {
                         : "LID " + lid + " is not a multicast LID (0xc000..0xfffe) on an InfiniBand port");
             }
             DeviceAttributes a = d.profile.attributes();
-            Set<QueuePair> members = d.multicastGroups.get(gid);
+            Set<KernelQp> members = d.multicastGroups.get(gid);
             if (members == null && d.multicastGroups.size() >= a.maxMcastGrp()) {
                 throw new VerbsException(verb, h.describe(), Errno.ENOMEM, d.name() + " already has "
                         + a.maxMcastGrp() + " multicast groups (max_mcast_grp)");
@@ -327,8 +327,8 @@ final class SimQpVerbs implements QueuePairVerbs {
         boolean stillMember = h.qp.handles.stream()
                 .anyMatch(other -> other.attachments.stream().anyMatch(a -> a.gid().equals(attachment.gid())));
         if (!stillMember) {
-            Map<Gid, Set<QueuePair>> groups = h.device.multicastGroups;
-            Set<QueuePair> members = groups.get(attachment.gid());
+            Map<Gid, Set<KernelQp>> groups = h.device.multicastGroups;
+            Set<KernelQp> members = groups.get(attachment.gid());
             if (members != null) {
                 members.remove(h.qp);
                 if (members.isEmpty()) {
@@ -339,7 +339,7 @@ final class SimQpVerbs implements QueuePairVerbs {
     }
 
     /** The kernel's {@code is_valid_mcast_lid}: LIDs only matter on InfiniBand ports. */
-    private static boolean validMulticastLid(QueuePair q, int lid) {
+    private static boolean validMulticastLid(KernelQp q, int lid) {
         SimDevice d = q.device;
         boolean infiniband;
         if (q.state != QpState.RESET && d.hasPort(q.port)) {

@@ -63,10 +63,10 @@ final class SimSrqVerbs implements SharedReceiveQueueVerbs {
                 throw new VerbsException(verb, ctx.describe(), Errno.EINVAL, "max_sge " + spec.maxSge()
                         + " is above max_srq_sge " + a.maxSrqSge());
             }
-            d.allocate(ResourceKind.SRQ, verb, ctx.describe());
+            d.allocate(KernelObjectKind.SRQ, verb, ctx.describe());
             boolean xrc = spec.type() == SrqType.XRC;
             int srqNum = xrc ? d.allocateSrqNum() : 0;
-            SimSrq srq = new SimSrq(ctx, d.nextId(ResourceKind.SRQ), pd, spec.type(), xrc ? xrcd : null,
+            SimSrq srq = new SimSrq(ctx, d.nextId(KernelObjectKind.SRQ), pd, spec.type(), xrc ? xrcd : null,
                     xrc ? cq : null, Driver.queueSlots(spec.maxWr()), Math.max(spec.maxSge(), 1), srqNum);
             pd.usecnt++;
             if (xrc) {
@@ -99,7 +99,7 @@ final class SimSrqVerbs implements SharedReceiveQueueVerbs {
                 d.xrcSrqs.remove(s.srqNum());
             }
             s.queue.clear();
-            d.free(ResourceKind.SRQ);
+            d.free(KernelObjectKind.SRQ);
             s.context().release(s);
             s.markDestroyed();
             fabric.pumpStalled();

@@ -48,7 +48,7 @@ class DeviceLifecycleTest {
             rig.provider.deviceVerbs().closeDevice(ctx);
 
             assertThat(rig.provider.leakedObjects()).extracting(LeakedObject::kind)
-                    .containsExactly(ResourceKind.PD, ResourceKind.CQ, ResourceKind.QP);
+                    .containsExactly(KernelObjectKind.PD, KernelObjectKind.CQ, KernelObjectKind.QP);
             assertThat(rig.provider.leakedObjects()).allSatisfy(leak -> {
                 assertThat(leak.device()).isEqualTo("rxe0");
                 assertThat(leak.context()).isEqualTo(ctx.describe());
