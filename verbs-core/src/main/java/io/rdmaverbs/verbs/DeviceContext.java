@@ -201,8 +201,8 @@ public final class DeviceContext extends VerbsResource {
         }
         List<VerbsResource> guards = channel == null ? List.of(this) : List.of(this, channel);
         return verbs.create(this, guards, () -> new CompletionQueue(this,
-                provider.completionVerbs().createCq(handle, entries, channel == null ? null : channel.handle, compVector), channel,
-                compVector, name));
+                provider.completionVerbs().createCq(handle, entries, channel == null ? null : channel.handle,
+                        compVector), channel, compVector, name));
     }
 
     // ---- async events ---------------------------------------------------------------------------
@@ -221,7 +221,8 @@ public final class DeviceContext extends VerbsResource {
             AsyncEventRecord record;
             enter();
             try {
-                record = provider.asyncEventVerbs().getAsyncEvent(handle, Math.min(remainingMillis, CompletionChannel.WAIT_SLICE_MILLIS));
+                record = provider.asyncEventVerbs().getAsyncEvent(handle,
+                        Math.min(remainingMillis, CompletionChannel.WAIT_SLICE_MILLIS));
             } catch (VerbsException e) {
                 throw e.about(ref().toString());
             } finally {

@@ -54,8 +54,8 @@ public final class ProtectionDomain extends VerbsResource {
     public MemoryRegion registerMemory(MemorySegment buffer, Set<AccessFlag> access, @Nullable String name) {
         checkRegistrable(buffer, access);
         return verbs.create(this, List.of(this),
-                () -> new MemoryRegion(this, provider.memoryRegionVerbs().regMr(handle, buffer, AccessFlag.mask(access)), buffer, access,
-                        null, name));
+                () -> new MemoryRegion(this, provider.memoryRegionVerbs().regMr(handle, buffer,
+                        AccessFlag.mask(access)), buffer, access, null, name));
     }
 
     /**
@@ -76,8 +76,8 @@ public final class ProtectionDomain extends VerbsResource {
         try {
             MemorySegment buffer = arena.allocate(size, 4096);
             return verbs.create(this, List.of(this),
-                    () -> new MemoryRegion(this, provider.memoryRegionVerbs().regMr(handle, buffer, AccessFlag.mask(access)), buffer,
-                            access, arena, name));
+                    () -> new MemoryRegion(this, provider.memoryRegionVerbs().regMr(handle, buffer,
+                            AccessFlag.mask(access)), buffer, access, arena, name));
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
@@ -125,8 +125,9 @@ public final class ProtectionDomain extends VerbsResource {
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, int limit, @Nullable String name) {
         checkSrq(context.attributes(), maxWr, maxSge, limit);
         return verbs.create(this, List.of(this), () -> new SharedReceiveQueue(this, null, null,
-                provider.sharedReceiveQueueVerbs().createSrq(context.handle, new SrqInitSpec(SrqType.BASIC, handle, null, null, maxWr, maxSge,
-                        limit)), SrqType.BASIC, maxWr, maxSge, name));
+                provider.sharedReceiveQueueVerbs().createSrq(context.handle,
+                        new SrqInitSpec(SrqType.BASIC, handle, null, null, maxWr, maxSge, limit)),
+                SrqType.BASIC, maxWr, maxSge, name));
     }
 
     static void checkSrq(DeviceAttributes a, int maxWr, int maxSge, int limit) {

@@ -53,7 +53,8 @@ public final class XrcDomain extends VerbsResource {
         QpInitSpec init = new QpInitSpec(QpType.XRC_RECV, null, handle, null, null, null, new QpCapabilities(0, 0, 0, 0, 0),
                 false);
         return verbs.create(this, List.of(context, this),
-                () -> new QueuePair(context, null, this, null, null, null, provider.queuePairVerbs().createQp(context.handle, init), name));
+                () -> new QueuePair(context, null, this, null, null, null,
+                        provider.queuePairVerbs().createQp(context.handle, init), name));
     }
 
     /**

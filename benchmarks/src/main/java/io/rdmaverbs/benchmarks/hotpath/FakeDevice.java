@@ -90,7 +90,7 @@ public class FakeDevice {
         rawContext = provider.deviceVerbs().openDevice(verbs.findDevice("fake0"));
         rawPd = provider.domainVerbs().allocPd(rawContext);
         rawCq = provider.completionVerbs().createCq(rawContext, CQ_ENTRIES, null, 0);
-        rawQp = provider.queuePairVerbs().createQp(rawContext, new QpInitSpec(QpType.RC, rawPd, null, rawCq, rawCq, null,
+        rawQp = qpVerbs.createQp(rawContext, new QpInitSpec(QpType.RC, rawPd, null, rawCq, rawCq, null,
                 CAPABILITIES, true));
 
         DeviceContext context = verbs.openDevice("fake0");

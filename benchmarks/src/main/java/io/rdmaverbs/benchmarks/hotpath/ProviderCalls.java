@@ -11,9 +11,10 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The binding alone: {@code NativeVerbsProvider.pollCq/reqNotifyCq/postSend/postRecv} on SPI handles,
- * with the provider's handle and buffer checks and its per-thread errno slot, but without the
- * resource graph's guard. Between this and {@link ApiCalls} is what the guard costs.
+ * The binding alone: the native {@code CompletionVerbs.pollCq/reqNotifyCq} and
+ * {@code QueuePairVerbs.postSend/postRecv} on SPI handles, kept in fields as the graph keeps them, with
+ * the provider's handle and buffer checks and its errno slot, but without the resource graph's guard.
+ * Between this and {@link ApiCalls} is what the guard costs.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

@@ -6,8 +6,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
 import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
@@ -53,7 +55,8 @@ public class ProviderPairs {
     @Setup(Level.Trial)
     public void open() {
         provider = NativeVerbsProvider.load();
-        context = provider.deviceVerbs().openDevice(provider.deviceVerbs().devices().stream().filter(d -> d.name().equals(device)).findFirst()
+        DeviceVerbs devices = provider.deviceVerbs();
+        context = devices.openDevice(devices.devices().stream().filter(d -> d.name().equals(device)).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no device " + device)));
         pd = provider.domainVerbs().allocPd(context);
         cq = provider.completionVerbs().createCq(context, ApiPairs.CQ_ENTRIES, null, 0);
@@ -78,7 +81,8 @@ public class ProviderPairs {
 
     @Benchmark
     public void cq() {
-        provider.completionVerbs().destroyCq(provider.completionVerbs().createCq(context, ApiPairs.CQ_ENTRIES, null, 0));
+        CompletionVerbs cqVerbs = provider.completionVerbs();
+        cqVerbs.destroyCq(cqVerbs.createCq(context, ApiPairs.CQ_ENTRIES, null, 0));
     }
 
     @Benchmark

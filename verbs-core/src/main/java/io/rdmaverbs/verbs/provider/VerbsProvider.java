@@ -14,8 +14,9 @@ import io.rdmaverbs.verbs.error.VerbsException;
  * <p>The contract of every verb of every group: it either succeeds or throws {@link VerbsException}
  * naming the verb and the errno. It rejects, with {@link IllegalArgumentException} and before any
  * native call, a handle this provider did not create, and, with {@link IllegalStateException}, one it
- * already destroyed; except the wakes ({@link AsyncEventVerbs#wakeAsyncEventWaiters}, {@link CompletionVerbs#wakeCqEventWaiters}),
- * which may race with a destroy and do nothing on a destroyed handle.
+ * already destroyed; except the wakes ({@link AsyncEventVerbs#wakeAsyncEventWaiters},
+ * {@link CompletionVerbs#wakeCqEventWaiters}), which may race with a destroy and do nothing on a
+ * destroyed handle.
  *
  * <p>Each accessor returns the same object every time, so a caller on the data path can keep it.
  */

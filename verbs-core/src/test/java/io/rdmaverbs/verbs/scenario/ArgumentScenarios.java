@@ -161,10 +161,12 @@ final class ArgumentScenarios {
                                 ? AddressVector.infiniband(1, port.lid())
                                 : AddressVector.roce(1, provider.deviceVerbs().queryGid(ctx, 1, 0), 0);
                         steps.fails("ibv_modify_qp RESET->RTR (skipping INIT)", Errno.EINVAL,
-                                () -> provider.queuePairVerbs().modifyQp(qp, QpModification.readyToReceive(io.rdmaverbs.verbs.attr.QpType.RC, self, qp.qpNum(), 0,
+                                () -> provider.queuePairVerbs().modifyQp(qp,
+                                QpModification.readyToReceive(io.rdmaverbs.verbs.attr.QpType.RC, self, qp.qpNum(), 0,
                                         io.rdmaverbs.verbs.attr.Mtu.MTU_1024)));
                         steps.fails("ibv_modify_qp RESET->INIT without the access flags", Errno.EINVAL,
-                                () -> provider.queuePairVerbs().modifyQp(qp, QpModification.to(io.rdmaverbs.verbs.attr.QpState.INIT)
+                                () -> provider.queuePairVerbs().modifyQp(qp,
+                                QpModification.to(io.rdmaverbs.verbs.attr.QpState.INIT)
                                         .port(1).pkeyIndex(0)));
                     } finally {
                         provider.queuePairVerbs().destroyQp(qp);

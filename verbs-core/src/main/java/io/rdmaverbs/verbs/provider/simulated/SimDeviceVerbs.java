@@ -106,9 +106,9 @@ final class SimDeviceVerbs implements DeviceVerbs {
 
     /**
      * {@code ibv_close_device} succeeds with objects still alive, and does not free them: they stay in
-     * the device's accounting, unusable, and are reported by {@link SimulatedProvider#leakedObjects()}. (In the kernel the
-     * uverbs file is released only when its last reference goes; the queue buffers rdma-core maps hold
-     * such references until the process exits.)
+     * the device's accounting, unusable, and are reported by {@link SimulatedProvider#leakedObjects()}.
+     * (In the kernel the uverbs file is released only when its last reference goes; the queue buffers
+     * rdma-core maps hold such references until the process exits.)
      */
     @Override
     public void closeDevice(ContextHandle context) {

@@ -76,7 +76,8 @@ class NativeProviderLoadingTest {
             }
         }
 
-        List<String> names = NativeVerbsProvider.load().deviceVerbs().devices().stream().map(DeviceInfo::name).sorted().toList();
+        List<String> names = NativeVerbsProvider.load().deviceVerbs().devices().stream().map(DeviceInfo::name).sorted()
+                .toList();
 
         assertThat(names).isEqualTo(expected);
     }

@@ -20,7 +20,8 @@ class DeviceLifecycleTest {
     @Test
     void openingADeviceTheProviderDoesNotHaveFailsWithEnodev() {
         SimulatedProvider provider = SimulatedProvider.of(DeviceProfile.rxe("rxe0"));
-        assertVerbFails(() -> provider.deviceVerbs().openDevice(new DeviceInfo("mlx5_7", 1234L, NodeType.CA)), "ibv_open_device",
+        assertVerbFails(() -> provider.deviceVerbs().openDevice(new DeviceInfo("mlx5_7", 1234L, NodeType.CA)),
+                "ibv_open_device",
                 Errno.ENODEV);
     }
 
@@ -55,9 +56,10 @@ class DeviceLifecycleTest {
             });
             assertThat(rig.provider.resourceCounts("rxe0").qps()).isEqualTo(1);
             assertThat(rig.provider.resourceCounts("rxe0").contexts()).isZero();
-            assertThatThrownBy(() -> rig.provider.queuePairVerbs().destroyQp(qp)).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("closed");
-            assertThatThrownBy(() -> rig.provider.deviceVerbs().closeDevice(ctx)).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> rig.provider.queuePairVerbs().destroyQp(qp))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+            assertThatThrownBy(() -> rig.provider.deviceVerbs().closeDevice(ctx))
+                    .isInstanceOf(IllegalStateException.class);
         }
     }
 
@@ -95,7 +97,8 @@ class DeviceLifecycleTest {
 
         assertThatThrownBy(() -> provider.domainVerbs().deallocPd(pd)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("already destroyed");
-        assertThatThrownBy(() -> provider.addressHandleVerbs().createAh(pd, null)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> provider.addressHandleVerbs().createAh(pd,
+                null)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test

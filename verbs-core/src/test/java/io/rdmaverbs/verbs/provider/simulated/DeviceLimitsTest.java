@@ -15,12 +15,19 @@ import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SrqType;
 import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
+import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.SrqInitSpec;
 
 import org.junit.jupiter.api.AfterEach;
@@ -31,8 +38,15 @@ class DeviceLimitsTest {
 
     private final VerbsRig rig = new VerbsRig(DeviceProfile.rxe("rxe0"), DeviceProfile.mlx5("mlx5_0"));
     private final SimulatedProvider provider = rig.provider;
+    private final DeviceVerbs deviceVerbs = provider.deviceVerbs();
+    private final DomainVerbs domainVerbs = provider.domainVerbs();
+    private final CompletionVerbs cqVerbs = provider.completionVerbs();
+    private final SharedReceiveQueueVerbs srqVerbs = provider.sharedReceiveQueueVerbs();
+    private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
+    private final MemoryRegionVerbs mrVerbs = provider.memoryRegionVerbs();
+    private final AddressHandleVerbs ahVerbs = provider.addressHandleVerbs();
     private final ContextHandle ctx = rig.open("rxe0");
-    private final PdHandle pd = provider.domainVerbs().allocPd(ctx);
+    private final PdHandle pd = domainVerbs.allocPd(ctx);
 
     @AfterEach
     void close() {
@@ -41,58 +55,58 @@ class DeviceLimitsTest {
 
     @Test
     void cqeAboveMaxCqeOrBelowOneFailsWithEinval() {
-        assertVerbFails(() -> provider.completionVerbs().createCq(ctx, 32768, null, 0), "ibv_create_cq", Errno.EINVAL);
-        assertVerbFails(() -> provider.completionVerbs().createCq(ctx, 0, null, 0), "ibv_create_cq", Errno.EINVAL);
-        assertThat(provider.completionVerbs().createCq(ctx, 32767, null, 0).capacity()).isEqualTo(32767);
+        assertVerbFails(() -> cqVerbs.createCq(ctx, 32768, null, 0), "ibv_create_cq", Errno.EINVAL);
+        assertVerbFails(() -> cqVerbs.createCq(ctx, 0, null, 0), "ibv_create_cq", Errno.EINVAL);
+        assertThat(cqVerbs.createCq(ctx, 32767, null, 0).capacity()).isEqualTo(32767);
         ContextHandle hca = rig.open("mlx5_0");
-        assertThat(provider.completionVerbs().createCq(hca, 32768, null, 0).capacity()).isEqualTo(65535);
-        assertVerbFails(() -> provider.completionVerbs().createCq(hca, 4194304, null, 0), "ibv_create_cq", Errno.EINVAL);
+        assertThat(cqVerbs.createCq(hca, 32768, null, 0).capacity()).isEqualTo(65535);
+        assertVerbFails(() -> cqVerbs.createCq(hca, 4194304, null, 0), "ibv_create_cq", Errno.EINVAL);
     }
 
     @Test
     void cqCapacityIsRoundedUpToTwoToTheNMinusOneAsRxeReports() {
-        assertThat(provider.completionVerbs().createCq(ctx, 1, null, 0).capacity()).isEqualTo(1);
-        assertThat(provider.completionVerbs().createCq(ctx, 10, null, 0).capacity()).isEqualTo(15);
-        assertThat(provider.completionVerbs().createCq(ctx, 16, null, 0).capacity()).isEqualTo(31);
+        assertThat(cqVerbs.createCq(ctx, 1, null, 0).capacity()).isEqualTo(1);
+        assertThat(cqVerbs.createCq(ctx, 10, null, 0).capacity()).isEqualTo(15);
+        assertThat(cqVerbs.createCq(ctx, 16, null, 0).capacity()).isEqualTo(31);
     }
 
     @Test
     void aCompletionVectorOutsideNumCompVectorsFailsWithEinval() {
-        assertVerbFails(() -> provider.completionVerbs().createCq(ctx, 8, null, 2), "ibv_create_cq", Errno.EINVAL);
-        assertVerbFails(() -> provider.completionVerbs().createCq(ctx, 8, null, -1), "ibv_create_cq", Errno.EINVAL);
-        provider.completionVerbs().createCq(ctx, 8, null, 1);
+        assertVerbFails(() -> cqVerbs.createCq(ctx, 8, null, 2), "ibv_create_cq", Errno.EINVAL);
+        assertVerbFails(() -> cqVerbs.createCq(ctx, 8, null, -1), "ibv_create_cq", Errno.EINVAL);
+        cqVerbs.createCq(ctx, 8, null, 1);
     }
 
     @Test
     void aPortTheDeviceDoesNotHaveFailsWithEinval() {
-        assertVerbFails(() -> provider.deviceVerbs().queryPort(ctx, 0), "ibv_query_port", Errno.EINVAL);
-        assertVerbFails(() -> provider.deviceVerbs().queryPort(ctx, 2), "ibv_query_port", Errno.EINVAL);
-        CqHandle cq = provider.completionVerbs().createCq(ctx, 8, null, 0);
+        assertVerbFails(() -> deviceVerbs.queryPort(ctx, 0), "ibv_query_port", Errno.EINVAL);
+        assertVerbFails(() -> deviceVerbs.queryPort(ctx, 2), "ibv_query_port", Errno.EINVAL);
+        CqHandle cq = cqVerbs.createCq(ctx, 8, null, 0);
         QpHandle qp = rig.qp(ctx, pd, cq, QpType.RC);
-        assertVerbFails(() -> provider.queuePairVerbs().modifyQp(qp, QpModification.init(2, 0, EnumSet.noneOf(AccessFlag.class))),
+        assertVerbFails(() -> qpVerbs.modifyQp(qp, QpModification.init(2, 0, EnumSet.noneOf(AccessFlag.class))),
                 "ibv_modify_qp", Errno.EINVAL);
-        assertVerbFails(() -> provider.addressHandleVerbs().createAh(pd, AddressVector.roce(2, provider.deviceVerbs().queryGid(ctx, 1, 0), 0)),
+        assertVerbFails(() -> ahVerbs.createAh(pd, AddressVector.roce(2, deviceVerbs.queryGid(ctx, 1, 0), 0)),
                 "ibv_create_ah", Errno.EINVAL);
     }
 
     @Test
     void aGidIndexOutsideTheTableFailsWithEinvalAndAnEmptyEntryWithEnodata() {
-        assertVerbFails(() -> provider.deviceVerbs().queryGid(ctx, 1, 1024), "ibv_query_gid", Errno.EINVAL);
-        assertVerbFails(() -> provider.deviceVerbs().queryGid(ctx, 1, -1), "ibv_query_gid", Errno.EINVAL);
-        var gid = provider.deviceVerbs().queryGid(ctx, 1, 0);
-        assertVerbFails(() -> provider.addressHandleVerbs().createAh(pd, new AddressVector(0, 0, 0, 0, 1, new GlobalRoute(gid, 0, 1, 1, 0))),
+        assertVerbFails(() -> deviceVerbs.queryGid(ctx, 1, 1024), "ibv_query_gid", Errno.EINVAL);
+        assertVerbFails(() -> deviceVerbs.queryGid(ctx, 1, -1), "ibv_query_gid", Errno.EINVAL);
+        var gid = deviceVerbs.queryGid(ctx, 1, 0);
+        assertVerbFails(() -> ahVerbs.createAh(pd, new AddressVector(0, 0, 0, 0, 1, new GlobalRoute(gid, 0, 1, 1, 0))),
                 "ibv_create_ah", Errno.ENODATA);
     }
 
     @Test
     void aRoceAddressWithoutGrhFailsWithEinval() {
-        assertVerbFails(() -> provider.addressHandleVerbs().createAh(pd, AddressVector.infiniband(1, 5)), "ibv_create_ah", Errno.EINVAL);
+        assertVerbFails(() -> ahVerbs.createAh(pd, AddressVector.infiniband(1, 5)), "ibv_create_ah", Errno.EINVAL);
     }
 
     @Test
     void qpCapabilitiesAboveTheDeviceLimitsFailWithEinval() {
-        CqHandle cq = provider.completionVerbs().createCq(ctx, 8, null, 0);
-        int maxWr = provider.deviceVerbs().queryDevice(ctx).maxQpWr();
+        CqHandle cq = cqVerbs.createCq(ctx, 8, null, 0);
+        int maxWr = deviceVerbs.queryDevice(ctx).maxQpWr();
         assertVerbFails(() -> createRc(cq, new QpCapabilities(maxWr + 1, 1, 1, 1, 0)), "ibv_create_qp_ex",
                 Errno.EINVAL);
         assertVerbFails(() -> createRc(cq, new QpCapabilities(1, 1, 33, 1, 0)), "ibv_create_qp_ex", Errno.EINVAL);
@@ -101,19 +115,19 @@ class DeviceLimitsTest {
         QpHandle qp = createRc(cq, new QpCapabilities(10, 10, 1, 1, 512));
         assertThat(qp.capabilities()).as("rxe sizes the WQE for the inline data and reports SGEs from it")
                 .isEqualTo(new QpCapabilities(10, 10, 32, 1, 512));
-        assertThat(provider.queuePairVerbs().queryQp(qp).capabilities().maxSendWr()).as("queues are 2^n - 1 slots").isEqualTo(15);
+        assertThat(qpVerbs.queryQp(qp).capabilities().maxSendWr()).as("queues are 2^n - 1 slots").isEqualTo(15);
     }
 
     private QpHandle createRc(CqHandle cq, QpCapabilities caps) {
-        return provider.queuePairVerbs().createQp(ctx, new QpInitSpec(QpType.RC, pd, null, cq, cq, null, caps, false));
+        return qpVerbs.createQp(ctx, new QpInitSpec(QpType.RC, pd, null, cq, cq, null, caps, false));
     }
 
     @Test
     void aQpWithoutPdOrCqFailsWithEinval() {
-        CqHandle cq = provider.completionVerbs().createCq(ctx, 8, null, 0);
-        assertVerbFails(() -> provider.queuePairVerbs().createQp(ctx, new QpInitSpec(QpType.RC, null, null, cq, cq, null,
+        CqHandle cq = cqVerbs.createCq(ctx, 8, null, 0);
+        assertVerbFails(() -> qpVerbs.createQp(ctx, new QpInitSpec(QpType.RC, null, null, cq, cq, null,
                 QpCapabilities.of(1, 1), false)), "ibv_create_qp_ex", Errno.EINVAL);
-        assertVerbFails(() -> provider.queuePairVerbs().createQp(ctx, new QpInitSpec(QpType.RC, pd, null, cq, null, null,
+        assertVerbFails(() -> qpVerbs.createQp(ctx, new QpInitSpec(QpType.RC, pd, null, cq, null, null,
                 QpCapabilities.of(1, 1), false)), "ibv_create_qp_ex", Errno.EINVAL);
     }
 
@@ -153,24 +167,24 @@ class DeviceLimitsTest {
 
     @Test
     void registeringHeapMemoryIsAProgrammingError() {
-        assertThatThrownBy(() -> provider.memoryRegionVerbs().regMr(pd, MemorySegment.ofArray(new byte[64]), VerbsRig.ALL_ACCESS))
+        assertThatThrownBy(() -> mrVerbs.regMr(pd, MemorySegment.ofArray(new byte[64]), VerbsRig.ALL_ACCESS))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heap");
     }
 
     @Test
     void registeringZeroBytesFailsWithEinval() {
-        assertVerbFails(() -> provider.memoryRegionVerbs().regMr(pd, rig.buffer(64).asSlice(0, 0), VerbsRig.ALL_ACCESS), "ibv_reg_mr",
+        assertVerbFails(() -> mrVerbs.regMr(pd, rig.buffer(64).asSlice(0, 0), VerbsRig.ALL_ACCESS), "ibv_reg_mr",
                 Errno.EINVAL);
     }
 
     @Test
     void remoteWriteOrAtomicWithoutLocalWriteFailsWithEinval() {
         MemorySegment buf = rig.buffer(64);
-        assertVerbFails(() -> provider.memoryRegionVerbs().regMr(pd, buf, AccessFlag.REMOTE_WRITE.bit()), "ibv_reg_mr", Errno.EINVAL);
-        assertVerbFails(() -> provider.memoryRegionVerbs().regMr(pd, buf, AccessFlag.REMOTE_ATOMIC.bit()), "ibv_reg_mr", Errno.EINVAL);
-        MrHandle readOnly = provider.memoryRegionVerbs().regMr(pd, buf, AccessFlag.REMOTE_READ.bit());
+        assertVerbFails(() -> mrVerbs.regMr(pd, buf, AccessFlag.REMOTE_WRITE.bit()), "ibv_reg_mr", Errno.EINVAL);
+        assertVerbFails(() -> mrVerbs.regMr(pd, buf, AccessFlag.REMOTE_ATOMIC.bit()), "ibv_reg_mr", Errno.EINVAL);
+        MrHandle readOnly = mrVerbs.regMr(pd, buf, AccessFlag.REMOTE_READ.bit());
         assertThat(readOnly.rkey()).isEqualTo(readOnly.lkey());
-        MrHandle local = provider.memoryRegionVerbs().regMr(pd, buf, AccessFlag.LOCAL_WRITE.bit());
+        MrHandle local = mrVerbs.regMr(pd, buf, AccessFlag.LOCAL_WRITE.bit());
         assertThat(local.rkey()).as("rxe gives no rkey without remote access").isZero();
         assertThat(local.address()).isEqualTo(buf.address());
         assertThat(local.length()).isEqualTo(64);
@@ -178,46 +192,46 @@ class DeviceLimitsTest {
 
     @Test
     void onDemandPagingIsRefusedBySoftRoce() {
-        assertVerbFails(() -> provider.memoryRegionVerbs().regMr(pd, rig.buffer(64), AccessFlag.ON_DEMAND.bit()
+        assertVerbFails(() -> mrVerbs.regMr(pd, rig.buffer(64), AccessFlag.ON_DEMAND.bit()
                 | AccessFlag.LOCAL_WRITE.bit()), "ibv_reg_mr", Errno.EINVAL);
     }
 
     @Test
     void multicastNeedsAUdQpAndAMulticastGid() {
-        CqHandle cq = provider.completionVerbs().createCq(ctx, 8, null, 0);
+        CqHandle cq = cqVerbs.createCq(ctx, 8, null, 0);
         QpHandle rc = rig.qp(ctx, pd, cq, QpType.RC);
         QpHandle ud = rig.qp(ctx, pd, cq, QpType.UD);
         var group = VerbsRig.multicastGid(1);
-        assertVerbFails(() -> provider.queuePairVerbs().attachMcast(rc, group, 0), "ibv_attach_mcast", Errno.EINVAL);
-        assertVerbFails(() -> provider.queuePairVerbs().attachMcast(ud, provider.deviceVerbs().queryGid(ctx, 1, 0), 0), "ibv_attach_mcast",
+        assertVerbFails(() -> qpVerbs.attachMcast(rc, group, 0), "ibv_attach_mcast", Errno.EINVAL);
+        assertVerbFails(() -> qpVerbs.attachMcast(ud, deviceVerbs.queryGid(ctx, 1, 0), 0), "ibv_attach_mcast",
                 Errno.EINVAL);
-        provider.queuePairVerbs().attachMcast(ud, group, 0);
-        provider.queuePairVerbs().attachMcast(ud, group, 0);
-        provider.queuePairVerbs().detachMcast(ud, group, 0);
-        assertVerbFails(() -> provider.queuePairVerbs().detachMcast(ud, group, 0), "ibv_detach_mcast", Errno.EINVAL);
+        qpVerbs.attachMcast(ud, group, 0);
+        qpVerbs.attachMcast(ud, group, 0);
+        qpVerbs.detachMcast(ud, group, 0);
+        assertVerbFails(() -> qpVerbs.detachMcast(ud, group, 0), "ibv_detach_mcast", Errno.EINVAL);
     }
 
     @Test
     void onInfinibandAMulticastAttachNeedsAMulticastLid() {
         VerbsRig ibRig = new VerbsRig(DeviceProfile.mlx5Infiniband("mlx5_ib0"));
-        SimulatedProvider provider = ibRig.provider;
+        QueuePairVerbs ibQpVerbs = ibRig.provider.queuePairVerbs();
         ContextHandle hca = ibRig.open("mlx5_ib0");
-        PdHandle hcaPd = provider.domainVerbs().allocPd(hca);
-        CqHandle cq = provider.completionVerbs().createCq(hca, 8, null, 0);
+        PdHandle hcaPd = ibRig.provider.domainVerbs().allocPd(hca);
+        CqHandle cq = ibRig.provider.completionVerbs().createCq(hca, 8, null, 0);
         QpHandle ud = ibRig.qp(hca, hcaPd, cq, QpType.UD);
-        assertVerbFails(() -> provider.queuePairVerbs().attachMcast(ud, VerbsRig.multicastGid(2), 5), "ibv_attach_mcast",
+        assertVerbFails(() -> ibQpVerbs.attachMcast(ud, VerbsRig.multicastGid(2), 5), "ibv_attach_mcast",
                 Errno.EINVAL);
-        provider.queuePairVerbs().attachMcast(ud, VerbsRig.multicastGid(2), 0xc001);
+        ibQpVerbs.attachMcast(ud, VerbsRig.multicastGid(2), 0xc001);
         ibRig.close();
     }
 
     @Test
     void srqLimitsAreChecked() {
-        assertVerbFails(() -> provider.sharedReceiveQueueVerbs().createSrq(ctx, new SrqInitSpec(SrqType.BASIC, pd, null, null, 0, 1, 0)),
+        assertVerbFails(() -> srqVerbs.createSrq(ctx, new SrqInitSpec(SrqType.BASIC, pd, null, null, 0, 1, 0)),
                 "ibv_create_srq", Errno.EINVAL);
-        assertVerbFails(() -> provider.sharedReceiveQueueVerbs().createSrq(ctx, new SrqInitSpec(SrqType.BASIC, pd, null, null, 4, 28, 0)),
+        assertVerbFails(() -> srqVerbs.createSrq(ctx, new SrqInitSpec(SrqType.BASIC, pd, null, null, 4, 28, 0)),
                 "ibv_create_srq", Errno.EINVAL);
-        assertThat(provider.sharedReceiveQueueVerbs().createSrq(ctx, new SrqInitSpec(SrqType.BASIC, pd, null, null, 4, 27, 0)).srqNum())
+        assertThat(srqVerbs.createSrq(ctx, new SrqInitSpec(SrqType.BASIC, pd, null, null, 4, 27, 0)).srqNum())
                 .as("basic SRQs have no XRC number").isZero();
     }
 }

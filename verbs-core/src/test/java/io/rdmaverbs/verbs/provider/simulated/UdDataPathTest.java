@@ -14,12 +14,17 @@ import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.WcFlag;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
 import io.rdmaverbs.verbs.provider.AhHandle;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.SendWr;
 
 import org.junit.jupiter.api.AfterEach;
@@ -32,6 +37,11 @@ class UdDataPathTest {
 
     private final VerbsRig rig = new VerbsRig(DeviceProfile.rxe("rxe0"), DeviceProfile.rxe("rxe1"));
     private final SimulatedProvider provider = rig.provider;
+    private final DeviceVerbs deviceVerbs = provider.deviceVerbs();
+    private final DomainVerbs domainVerbs = provider.domainVerbs();
+    private final CompletionVerbs cqVerbs = provider.completionVerbs();
+    private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
+    private final AddressHandleVerbs ahVerbs = provider.addressHandleVerbs();
 
     /** A UD endpoint: context, PD, CQ, QP at RTS, and a registered buffer. */
     private final class Node {
@@ -75,9 +85,9 @@ class UdDataPathTest {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe1", QKEY);
         MemorySegment.copy("datagram!!".getBytes(), 0, a.buf, ValueLayout.JAVA_BYTE, 0, 10);
-        Gid gidA = provider.deviceVerbs().queryGid(a.ctx, 1, 0);
-        Gid gidB = provider.deviceVerbs().queryGid(b.ctx, 1, 0);
-        AhHandle ah = provider.addressHandleVerbs().createAh(a.pd, AddressVector.roce(1, gidB, 0));
+        Gid gidA = deviceVerbs.queryGid(a.ctx, 1, 0);
+        Gid gidB = deviceVerbs.queryGid(b.ctx, 1, 0);
+        AhHandle ah = ahVerbs.createAh(a.pd, AddressVector.roce(1, gidB, 0));
         rig.receive(b.qp, 1, b.buf, 256, b.mr);
 
         sendDatagram(provider, a, ah, b.qp.qpNum(), QKEY, 10, 2);
@@ -100,7 +110,7 @@ class UdDataPathTest {
     void aWrongQkeyDropsTheDatagramSilently() {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe0", QKEY);
-        AhHandle ah = provider.addressHandleVerbs().createAh(a.pd, rig.addressOf(a.ctx));
+        AhHandle ah = ahVerbs.createAh(a.pd, rig.addressOf(a.ctx));
         rig.receive(b.qp, 1, b.buf, 256, b.mr);
 
         sendDatagram(provider, a, ah, b.qp.qpNum(), 0x9999, 10, 2);
@@ -113,7 +123,7 @@ class UdDataPathTest {
     void aControlledQkeyUsesTheSendersOwnQkey() {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe0", QKEY);
-        AhHandle ah = provider.addressHandleVerbs().createAh(a.pd, rig.addressOf(a.ctx));
+        AhHandle ah = ahVerbs.createAh(a.pd, rig.addressOf(a.ctx));
         rig.receive(b.qp, 1, b.buf, 256, b.mr);
         sendDatagram(provider, a, ah, b.qp.qpNum(), 0x8000_0000, 10, 2);
         assertThat(rig.poll(b.cq)).extracting(VerbsRig.Wc::status).containsExactly(WcStatus.SUCCESS);
@@ -123,7 +133,7 @@ class UdDataPathTest {
     void rxeCompletesADatagramLongerThanTheMtuWithoutSendingIt() {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe0", QKEY);
-        AhHandle ah = provider.addressHandleVerbs().createAh(a.pd, rig.addressOf(a.ctx));
+        AhHandle ah = ahVerbs.createAh(a.pd, rig.addressOf(a.ctx));
         rig.receive(b.qp, 1, b.buf, 4096, b.mr);
 
         sendDatagram(provider, a, ah, b.qp.qpNum(), QKEY, 2000, 2);
@@ -137,7 +147,7 @@ class UdDataPathTest {
     void aDatagramWithoutAPostedReceiveIsLost() {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe0", QKEY);
-        AhHandle ah = provider.addressHandleVerbs().createAh(a.pd, rig.addressOf(a.ctx));
+        AhHandle ah = ahVerbs.createAh(a.pd, rig.addressOf(a.ctx));
         sendDatagram(provider, a, ah, b.qp.qpNum(), QKEY, 10, 2);
         rig.receive(b.qp, 1, b.buf, 256, b.mr);
         assertThat(rig.poll(b.cq)).isEmpty();
@@ -147,7 +157,7 @@ class UdDataPathTest {
     void aReceiveBufferWithoutRoomForTheGrhFailsTheReceive() {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe0", QKEY);
-        AhHandle ah = provider.addressHandleVerbs().createAh(a.pd, rig.addressOf(a.ctx));
+        AhHandle ah = ahVerbs.createAh(a.pd, rig.addressOf(a.ctx));
         rig.receive(b.qp, 1, b.buf, 20, b.mr);
         sendDatagram(provider, a, ah, b.qp.qpNum(), QKEY, 10, 2);
         assertThat(rig.poll(b.cq)).extracting(VerbsRig.Wc::status).containsExactly(WcStatus.LOC_QP_OP_ERR);
@@ -162,13 +172,13 @@ class UdDataPathTest {
         Node outsider = new Node(rig, "rxe1", QKEY);
         Gid group = VerbsRig.multicastGid(42);
         for (Node n : new Node[] {sameDevice, member1, member2}) {
-            provider.queuePairVerbs().attachMcast(n.qp, group, 0);
+            qpVerbs.attachMcast(n.qp, group, 0);
         }
         for (Node n : new Node[] {sameDevice, member1, member2, outsider}) {
             rig.receive(n.qp, 7, n.buf, 256, n.mr);
         }
         MemorySegment.copy("to all".getBytes(), 0, sender.buf, ValueLayout.JAVA_BYTE, 0, 6);
-        AhHandle ah = provider.addressHandleVerbs().createAh(sender.pd, new AddressVector(0, 0, 0, 0, 1,
+        AhHandle ah = ahVerbs.createAh(sender.pd, new AddressVector(0, 0, 0, 0, 1,
                 GlobalRoute.to(group, 0)));
 
         sendDatagram(provider, sender, ah, 0xffffff, QKEY, 6, 8);

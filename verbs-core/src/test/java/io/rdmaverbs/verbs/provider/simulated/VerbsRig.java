@@ -25,6 +25,7 @@ import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
@@ -60,8 +61,8 @@ final class VerbsRig implements AutoCloseable {
     }
 
     ContextHandle open(String device) {
-        return provider.deviceVerbs().openDevice(provider.deviceVerbs().devices().stream().filter(d -> d.name().equals(device)).findFirst()
-                .orElseThrow());
+        DeviceVerbs devices = provider.deviceVerbs();
+        return devices.openDevice(devices.devices().stream().filter(d -> d.name().equals(device)).findFirst().orElseThrow());
     }
 
     MemorySegment buffer(int size) {
@@ -89,7 +90,8 @@ final class VerbsRig implements AutoCloseable {
     }
 
     QpHandle qp(ContextHandle ctx, PdHandle pd, CqHandle cq, QpType type, @Nullable SrqHandle srq) {
-        return provider.queuePairVerbs().createQp(ctx, new QpInitSpec(type, pd, null, cq, cq, srq, new QpCapabilities(16, 16, 2, 2, 0),
+        return provider.queuePairVerbs().createQp(ctx, new QpInitSpec(type, pd, null, cq, cq, srq,
+                new QpCapabilities(16, 16, 2, 2, 0),
                 false));
     }
 
@@ -120,14 +122,16 @@ final class VerbsRig implements AutoCloseable {
 
     /** Connects an RC/UC QP to itself: sends come back to its own receive queue. */
     void loopback(QpHandle qp, ContextHandle ctx) {
-        provider.queuePairVerbs().modifyQp(qp, QpModification.init(1, 0, EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
+        provider.queuePairVerbs().modifyQp(qp, QpModification.init(1, 0, EnumSet.of(AccessFlag.REMOTE_WRITE,
+                AccessFlag.REMOTE_READ,
                 AccessFlag.REMOTE_ATOMIC)));
         rtr(qp, addressOf(ctx), qp.qpNum());
         provider.queuePairVerbs().modifyQp(qp, rts(qp.type(), 7));
     }
 
     void rtr(QpHandle qp, AddressVector path, int remoteQpn) {
-        provider.queuePairVerbs().modifyQp(qp, QpModification.readyToReceive(qp.type(), path, remoteQpn, 0, Mtu.MTU_1024));
+        provider.queuePairVerbs().modifyQp(qp, QpModification.readyToReceive(qp.type(), path, remoteQpn, 0,
+                Mtu.MTU_1024));
     }
 
     static QpModification rts(QpType type, int rnrRetry) {
