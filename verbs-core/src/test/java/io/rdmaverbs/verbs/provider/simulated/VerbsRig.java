@@ -62,7 +62,8 @@ final class VerbsRig implements AutoCloseable {
 
     ContextHandle open(String device) {
         DeviceVerbs devices = provider.deviceVerbs();
-        return devices.openDevice(devices.devices().stream().filter(d -> d.name().equals(device)).findFirst().orElseThrow());
+        return devices.openDevice(devices.devices().stream().filter(d -> d.name().equals(device)).findFirst()
+                .orElseThrow());
     }
 
     MemorySegment buffer(int size) {
