@@ -30,10 +30,11 @@ import io.rdmaverbs.verbs.provider.SendWr;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
 
 /**
- * The life of queue pairs: {@code ibv_create_qp_ex} against the device limits, {@code ibv_open_qp} of an
- * XRC receive QP, {@code ibv_destroy_qp} (the QP goes with its last handle), and multicast attachments.
- * State transitions ({@link SimQpStateVerbs}) and posting ({@link SimPostVerbs}) are each a screen of
- * kernel rules of their own: this class hands those verbs to them.
+ * The simulator's queue pair verbs. The life of queue pairs is here: {@code ibv_create_qp_ex} against the
+ * device limits, {@code ibv_open_qp} of an XRC receive QP, {@code ibv_destroy_qp} (the QP goes with its
+ * last handle), multicast attachments and the work request buffers. State transitions
+ * ({@link SimQpStateVerbs}) and posting ({@link SimPostVerbs}) are each a screen of kernel rules of their
+ * own: this class hands those verbs to them.
  */
 final class SimQpVerbs implements QueuePairVerbs {
 
