@@ -46,6 +46,6 @@ public final class AddressHandle extends VerbsResource {
 
     @Override
     void release() {
-        provider.destroyAh(handle);
+        provider.addressHandleVerbs().destroyAh(handle);
     }
 }

@@ -2,6 +2,9 @@ package io.rdmaverbs.verbs;
 
 import java.util.List;
 
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
+
 /**
  * A close the resource graph refused before calling native code, because the release verb would fail
  * ({@code EBUSY}), hang or leak. Nothing was touched; {@link #stuckReferences()} says what holds the

@@ -2,6 +2,8 @@ package io.rdmaverbs.verbs;
 
 import java.util.List;
 
+import io.rdmaverbs.verbs.error.VerbsException;
+
 /**
  * What a close of a subgraph did: the releases that succeeded, in order, and what was left open and why.
  *

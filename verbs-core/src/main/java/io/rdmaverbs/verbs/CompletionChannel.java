@@ -9,9 +9,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CompChannelHandle;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.CqHandle;
-import io.rdmaverbs.verbs.provider.VerbsProvider;
 
 import org.jspecify.annotations.Nullable;
 
@@ -35,7 +36,8 @@ public final class CompletionChannel extends VerbsResource {
     static final long WAIT_SLICE_MILLIS = 100;
 
     final CompChannelHandle handle;
-    private final VerbsProvider provider;
+    /* Kept rather than asked of the provider per call: the event loop asks every slice. */
+    private final CompletionVerbs cqVerbs;
     private final DeviceContext context;
     /**
      * Held while reading an event and while a CQ of this channel is destroyed, so that no event is
@@ -49,7 +51,7 @@ public final class CompletionChannel extends VerbsResource {
     CompletionChannel(DeviceContext context, CompChannelHandle handle, @Nullable String name) {
         super(context.verbs, ResourceKind.COMPLETION_CHANNEL, List.of(context), name);
         this.handle = handle;
-        this.provider = context.verbs.provider();
+        this.cqVerbs = context.verbs.provider().completionVerbs();
         this.context = context;
     }
 
@@ -88,7 +90,7 @@ public final class CompletionChannel extends VerbsResource {
                     if (wakes.get() != woken) {
                         return Optional.empty();
                     }
-                    CqHandle cqHandle = provider.getCqEvent(handle, slice);
+                    CqHandle cqHandle = cqVerbs.getCqEvent(handle, slice);
                     if (cqHandle != null) {
                         if (!(verbs.resourceOf(cqHandle) instanceof CompletionQueue cq)) {
                             throw new IllegalStateException(ref() + " delivered an event for a CQ the graph does not know: "
@@ -127,7 +129,7 @@ public final class CompletionChannel extends VerbsResource {
 
     @Override
     void wakeProviderWaiters() {
-        provider.wakeCqEventWaiters(handle);
+        cqVerbs.wakeCqEventWaiters(handle);
     }
 
     /** The number of threads waiting in {@link #awaitEvent(Duration)} now. */
@@ -145,6 +147,6 @@ public final class CompletionChannel extends VerbsResource {
 
     @Override
     void release() {
-        provider.destroyCompChannel(handle);
+        cqVerbs.destroyCompChannel(handle);
     }
 }

@@ -12,8 +12,11 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.CqHandle;
-import io.rdmaverbs.verbs.provider.VerbsProvider;
 
 import org.jspecify.annotations.Nullable;
 
@@ -25,7 +28,8 @@ import org.jspecify.annotations.Nullable;
 public final class CompletionQueue extends VerbsResource {
 
     final CqHandle handle;
-    private final VerbsProvider provider;
+    /* Kept rather than asked of the provider per call: polling and arming are the data path. */
+    private final CompletionVerbs cqVerbs;
     private final DeviceContext context;
     private final @Nullable CompletionChannel channel;
     private final int compVector;
@@ -42,7 +46,7 @@ public final class CompletionQueue extends VerbsResource {
         super(context.verbs, ResourceKind.COMPLETION_QUEUE,
                 channel == null ? List.of(context) : List.of(context, channel), name);
         this.handle = handle;
-        this.provider = context.verbs.provider();
+        this.cqVerbs = context.verbs.provider().completionVerbs();
         this.context = context;
         this.channel = channel;
         this.compVector = compVector;
@@ -71,7 +75,7 @@ public final class CompletionQueue extends VerbsResource {
         if (capacity < 1) {
             throw new IllegalArgumentException("a completion buffer needs at least one entry, asked for " + capacity);
         }
-        return provider.newWorkCompletions(capacity);
+        return cqVerbs.newWorkCompletions(capacity);
     }
 
     /**
@@ -82,7 +86,7 @@ public final class CompletionQueue extends VerbsResource {
     public int poll(WorkCompletions completions) {
         enter();
         try {
-            return provider.pollCq(handle, completions, completions.capacity());
+            return cqVerbs.pollCq(handle, completions, completions.capacity());
         } finally {
             exit();
         }
@@ -92,7 +96,7 @@ public final class CompletionQueue extends VerbsResource {
     public void requestNotification(boolean solicitedOnly) {
         enter();
         try {
-            provider.reqNotifyCq(handle, solicitedOnly);
+            cqVerbs.reqNotifyCq(handle, solicitedOnly);
         } catch (VerbsException e) {
             throw e.about(ref().toString());
         } finally {
@@ -116,7 +120,7 @@ public final class CompletionQueue extends VerbsResource {
         enter();
         try {
             takeUnacknowledged(count);
-            provider.ackCqEvents(handle, count);
+            cqVerbs.ackCqEvents(handle, count);
         } finally {
             exit();
         }
@@ -223,7 +227,7 @@ public final class CompletionQueue extends VerbsResource {
         int n = unacknowledged.getAndSet(0);
         oldestUnacknowledged.set(null);
         if (n > 0) {
-            provider.ackCqEvents(handle, n);
+            cqVerbs.ackCqEvents(handle, n);
         }
     }
 
@@ -245,7 +249,7 @@ public final class CompletionQueue extends VerbsResource {
     @Override
     void release() {
         if (channel == null) {
-            provider.destroyCq(handle);
+            cqVerbs.destroyCq(handle);
             return;
         }
         // No event may be read for this CQ between the check below and the destroy.
@@ -260,7 +264,7 @@ public final class CompletionQueue extends VerbsResource {
                         + " completion event(s) arrived while closing and are not acknowledged; acknowledge them "
                         + "and close again (destroying now would block forever)");
             }
-            provider.destroyCq(handle);
+            cqVerbs.destroyCq(handle);
         } finally {
             cascading = false;
             channel.eventLock.unlock();

@@ -14,6 +14,8 @@ import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.PortAttributes;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.AsyncEventRecord;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
@@ -66,7 +68,7 @@ public final class DeviceContext extends VerbsResource {
         checkPort(port);
         enter();
         try {
-            return provider.queryPort(handle, port);
+            return provider.deviceVerbs().queryPort(handle, port);
         } catch (VerbsException e) {
             throw e.about(ref().toString());
         } finally {
@@ -82,7 +84,7 @@ public final class DeviceContext extends VerbsResource {
         }
         enter();
         try {
-            return provider.queryGid(handle, port, index);
+            return provider.deviceVerbs().queryGid(handle, port, index);
         } catch (VerbsException e) {
             throw e.about(ref().toString());
         } finally {
@@ -111,7 +113,7 @@ public final class DeviceContext extends VerbsResource {
 
     private ProtectionDomain newProtectionDomain(@Nullable String name) {
         return verbs.create(this, List.of(this),
-                () -> new ProtectionDomain(this, provider.allocPd(handle), name));
+                () -> new ProtectionDomain(this, provider.domainVerbs().allocPd(handle), name));
     }
 
     /**
@@ -133,13 +135,13 @@ public final class DeviceContext extends VerbsResource {
         Path file = spec.file();
         return verbs.create(this, List.of(this), () -> {
             // Without a file, the descriptor (or -1) is the caller's: it keeps it, so it is not closed here.
-            int fd = file == null ? spec.descriptor() : provider.openFile(file, spec.create());
+            int fd = file == null ? spec.descriptor() : provider.domainVerbs().openFile(file, spec.create());
             try {
                 return new XrcDomain(this, openXrcd(fd, oflags), spec, name);
             } finally {
                 if (file != null) {
                     // The kernel holds the inode from here on; the descriptor is no longer needed.
-                    provider.closeFile(fd);
+                    provider.domainVerbs().closeFile(fd);
                 }
             }
         });
@@ -147,7 +149,7 @@ public final class DeviceContext extends VerbsResource {
 
     private io.rdmaverbs.verbs.provider.XrcdHandle openXrcd(int fd, int oflags) {
         try {
-            return provider.openXrcd(handle, fd, oflags);
+            return provider.domainVerbs().openXrcd(handle, fd, oflags);
         } catch (VerbsException e) {
             if (Errno.EOPNOTSUPP.equals(e.errno())) {
                 throw new VerbsException(e.verb(), e.resource(), e.errno(), "device " + device.name()
@@ -170,7 +172,7 @@ public final class DeviceContext extends VerbsResource {
 
     private CompletionChannel newCompletionChannel(@Nullable String name) {
         return verbs.create(this, List.of(this),
-                () -> new CompletionChannel(this, provider.createCompChannel(handle), name));
+                () -> new CompletionChannel(this, provider.completionVerbs().createCompChannel(handle), name));
     }
 
     /**
@@ -204,8 +206,8 @@ public final class DeviceContext extends VerbsResource {
         }
         List<VerbsResource> guards = channel == null ? List.of(this) : List.of(this, channel);
         return verbs.create(this, guards, () -> new CompletionQueue(this,
-                provider.createCq(handle, entries, channel == null ? null : channel.handle, compVector), channel,
-                compVector, name));
+                provider.completionVerbs().createCq(handle, entries, channel == null ? null : channel.handle,
+                        compVector), channel, compVector, name));
     }
 
     // ---- async events ---------------------------------------------------------------------------
@@ -224,7 +226,8 @@ public final class DeviceContext extends VerbsResource {
             AsyncEventRecord record;
             enter();
             try {
-                record = provider.getAsyncEvent(handle, Math.min(remainingMillis, CompletionChannel.WAIT_SLICE_MILLIS));
+                record = provider.asyncEventVerbs().getAsyncEvent(handle,
+                        Math.min(remainingMillis, CompletionChannel.WAIT_SLICE_MILLIS));
             } catch (VerbsException e) {
                 throw e.about(ref().toString());
             } finally {
@@ -256,7 +259,7 @@ public final class DeviceContext extends VerbsResource {
 
     @Override
     void wakeProviderWaiters() {
-        provider.wakeAsyncEventWaiters(handle);
+        provider.asyncEventVerbs().wakeAsyncEventWaiters(handle);
     }
 
     void requireSameContext(VerbsResource other, String what) {
@@ -294,6 +297,6 @@ public final class DeviceContext extends VerbsResource {
 
     @Override
     void release() {
-        provider.closeDevice(handle);
+        provider.deviceVerbs().closeDevice(handle);
     }
 }

@@ -93,7 +93,7 @@ public final class MemoryRegion extends VerbsResource {
 
     @Override
     void release() {
-        provider.deregMr(handle);
+        provider.memoryRegionVerbs().deregMr(handle);
         if (ownedMemory != null) {
             ownedMemory.close();
         }

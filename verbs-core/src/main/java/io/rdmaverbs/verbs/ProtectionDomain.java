@@ -59,8 +59,8 @@ public final class ProtectionDomain extends VerbsResource {
     private MemoryRegion newRegisteredMemory(MemorySegment buffer, Set<AccessFlag> access, @Nullable String name) {
         checkRegistrable(buffer, access);
         return verbs.create(this, List.of(this),
-                () -> new MemoryRegion(this, provider.regMr(handle, buffer, AccessFlag.mask(access)), buffer, access,
-                        null, name));
+                () -> new MemoryRegion(this, provider.memoryRegionVerbs().regMr(handle, buffer,
+                        AccessFlag.mask(access)), buffer, access, null, name));
     }
 
     /**
@@ -90,8 +90,8 @@ public final class ProtectionDomain extends VerbsResource {
         try {
             MemorySegment buffer = arena.allocate(size, 4096);
             return verbs.create(this, List.of(this),
-                    () -> new MemoryRegion(this, provider.regMr(handle, buffer, AccessFlag.mask(access)), buffer,
-                            access, arena, name));
+                    () -> new MemoryRegion(this, provider.memoryRegionVerbs().regMr(handle, buffer,
+                            AccessFlag.mask(access)), buffer, access, arena, name));
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
@@ -137,7 +137,7 @@ public final class ProtectionDomain extends VerbsResource {
         Objects.requireNonNull(address, "address");
         context.checkPort(address.portNumber());
         return verbs.create(this, List.of(this),
-                () -> new AddressHandle(this, provider.createAh(handle, address), address, name));
+                () -> new AddressHandle(this, provider.addressHandleVerbs().createAh(handle, address), address, name));
     }
 
     /**
@@ -171,7 +171,7 @@ public final class ProtectionDomain extends VerbsResource {
         SrqInitSpec init = new SrqInitSpec(spec.type(), handle, xrcd == null ? null : xrcd.handle,
                 cq == null ? null : cq.handle, spec.maxWr(), spec.maxSge(), spec.limit());
         return verbs.create(this, guards, () -> new SharedReceiveQueue(this, xrcd, cq,
-                provider.createSrq(context.handle, init), spec.type(), spec.maxWr(), spec.maxSge(), name));
+                provider.sharedReceiveQueueVerbs().createSrq(context.handle, init), spec.type(), spec.maxWr(), spec.maxSge(), name));
     }
 
     private static void checkSrq(DeviceAttributes a, SharedReceiveQueueSpec spec) {
@@ -220,7 +220,7 @@ public final class ProtectionDomain extends VerbsResource {
                 spec.recvCq() == null ? null : spec.recvCq().handle, spec.srq() == null ? null : spec.srq().handle,
                 spec.capabilities(), spec.signalAll());
         return verbs.create(this, guards, () -> new QueuePair(context, this, null, spec.sendCq(), spec.recvCq(),
-                spec.srq(), provider.createQp(context.handle, init), name));
+                spec.srq(), provider.queuePairVerbs().createQp(context.handle, init), name));
     }
 
     static void checkCapabilities(DeviceAttributes a, QpCapabilities c, boolean withSrq) {
@@ -241,6 +241,6 @@ public final class ProtectionDomain extends VerbsResource {
 
     @Override
     void release() {
-        provider.deallocPd(handle);
+        provider.domainVerbs().deallocPd(handle);
     }
 }

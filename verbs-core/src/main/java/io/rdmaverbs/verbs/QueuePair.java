@@ -1,5 +1,6 @@
 package io.rdmaverbs.verbs;
 
+import io.rdmaverbs.verbs.error.Errno;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -18,8 +19,9 @@ import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.QpTransitions;
 import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.QpHandle;
-import io.rdmaverbs.verbs.provider.VerbsProvider;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 
 import org.jspecify.annotations.Nullable;
 
@@ -31,7 +33,8 @@ import org.jspecify.annotations.Nullable;
 public final class QueuePair extends VerbsResource {
 
     final QpHandle handle;
-    private final VerbsProvider provider;
+    /* Kept rather than asked of the provider per call: posting is the data path. */
+    private final QueuePairVerbs qpVerbs;
     private final DeviceContext context;
     private final @Nullable ProtectionDomain pd;
     private final @Nullable XrcDomain xrcd;
@@ -45,7 +48,7 @@ public final class QueuePair extends VerbsResource {
             QpHandle handle, @Nullable String name) {
         super(context.verbs, ResourceKind.QUEUE_PAIR, parents(context, pd, xrcd, sendCq, recvCq, srq), name);
         this.handle = handle;
-        this.provider = context.verbs.provider();
+        this.qpVerbs = context.verbs.provider().queuePairVerbs();
         this.context = context;
         this.pd = pd;
         this.xrcd = xrcd;
@@ -128,7 +131,7 @@ public final class QueuePair extends VerbsResource {
         enter();
         try {
             refuseWhatTheTableRejects(modification);
-            provider.modifyQp(handle, modification);
+            qpVerbs.modifyQp(handle, modification);
             state = modification.state();
         } catch (VerbsException e) {
             throw e.about(ref().toString());
@@ -146,7 +149,7 @@ public final class QueuePair extends VerbsResource {
     private void refuseWhatTheTableRejects(QpModification modification) {
         QpTransitions.Rejection rejection = rejectionFrom(state, modification);
         if (rejection != null && type() == QpType.XRC_RECV) {
-            state = provider.queryQp(handle).state();
+            state = qpVerbs.queryQp(handle).state();
             rejection = rejectionFrom(state, modification);
         }
         if (rejection != null) {
@@ -189,7 +192,7 @@ public final class QueuePair extends VerbsResource {
     public QpAttributes query() {
         enter();
         try {
-            QpAttributes a = provider.queryQp(handle);
+            QpAttributes a = qpVerbs.queryQp(handle);
             state = a.state();
             return a;
         } catch (VerbsException e) {
@@ -207,7 +210,7 @@ public final class QueuePair extends VerbsResource {
             throw new IllegalArgumentException(ref() + " sends with 1.." + capabilities().maxSendSge()
                     + " scatter/gather entries, asked for " + maxSge);
         }
-        return new SendRequest(provider.newSendWr(maxSge));
+        return new SendRequest(qpVerbs.newSendWr(maxSge));
     }
 
     /** A reusable receive request with room for {@code maxSge} entries; one per posting thread. */
@@ -216,7 +219,7 @@ public final class QueuePair extends VerbsResource {
             throw new IllegalArgumentException(ref() + " receives with 1.." + capabilities().maxRecvSge()
                     + " scatter/gather entries, asked for " + maxSge);
         }
-        return new ReceiveRequest(provider.newRecvWr(maxSge));
+        return new ReceiveRequest(qpVerbs.newRecvWr(maxSge));
     }
 
     /** {@code ibv_post_send}. Allocates nothing. */
@@ -224,7 +227,7 @@ public final class QueuePair extends VerbsResource {
         enter();
         try {
             request.checkPostable(context);
-            provider.postSend(handle, request.wr());
+            qpVerbs.postSend(handle, request.wr());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
         } finally {
@@ -240,7 +243,7 @@ public final class QueuePair extends VerbsResource {
         enter();
         try {
             request.checkPostable(context);
-            provider.postRecv(handle, request.wr());
+            qpVerbs.postRecv(handle, request.wr());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
         } finally {
@@ -276,13 +279,13 @@ public final class QueuePair extends VerbsResource {
             throw new IllegalArgumentException("a LID is 0..65535, got " + lid);
         }
         return verbs.create(this, List.of(this), () -> {
-            provider.attachMcast(handle, group, lid);
+            qpVerbs.attachMcast(handle, group, lid);
             return new MulticastAttachment(this, group, lid, name);
         });
     }
 
     void detachMulticast(Gid group, int lid) {
-        provider.detachMcast(handle, group, lid);
+        qpVerbs.detachMcast(handle, group, lid);
     }
 
     @Override
@@ -320,7 +323,7 @@ public final class QueuePair extends VerbsResource {
 
     @Override
     void release() {
-        provider.destroyQp(handle);
+        qpVerbs.destroyQp(handle);
     }
 
     /** Remote access an RC QP is usually given. */

@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 import io.rdmaverbs.verbs.attr.SrqType;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.SrqHandle;
-import io.rdmaverbs.verbs.provider.VerbsProvider;
 
 import org.jspecify.annotations.Nullable;
 
@@ -19,7 +20,8 @@ import org.jspecify.annotations.Nullable;
 public final class SharedReceiveQueue extends VerbsResource {
 
     final SrqHandle handle;
-    private final VerbsProvider provider;
+    /* Kept rather than asked of the provider per call: posting is the data path. */
+    private final SharedReceiveQueueVerbs srqVerbs;
     private final ProtectionDomain pd;
     private final @Nullable XrcDomain xrcd;
     private final @Nullable CompletionQueue cq;
@@ -31,7 +33,7 @@ public final class SharedReceiveQueue extends VerbsResource {
             SrqType type, int maxWr, int maxSge, @Nullable String name) {
         super(pd.verbs, ResourceKind.SHARED_RECEIVE_QUEUE, parents(pd, xrcd, cq), name);
         this.handle = handle;
-        this.provider = pd.verbs.provider();
+        this.srqVerbs = pd.verbs.provider().sharedReceiveQueueVerbs();
         this.pd = pd;
         this.xrcd = xrcd;
         this.cq = cq;
@@ -80,7 +82,7 @@ public final class SharedReceiveQueue extends VerbsResource {
             throw new IllegalArgumentException(ref() + " takes 1.." + this.maxSge + " scatter/gather entries, asked for "
                     + maxSge);
         }
-        return new ReceiveRequest(provider.newRecvWr(maxSge));
+        return new ReceiveRequest(pd.verbs.provider().queuePairVerbs().newRecvWr(maxSge));
     }
 
     /** {@code ibv_post_srq_recv}. */
@@ -88,7 +90,7 @@ public final class SharedReceiveQueue extends VerbsResource {
         enter();
         try {
             request.checkPostable(context());
-            provider.postSrqRecv(handle, request.wr());
+            srqVerbs.postSrqRecv(handle, request.wr());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
         } finally {
@@ -116,6 +118,6 @@ public final class SharedReceiveQueue extends VerbsResource {
 
     @Override
     void release() {
-        provider.destroySrq(handle);
+        srqVerbs.destroySrq(handle);
     }
 }

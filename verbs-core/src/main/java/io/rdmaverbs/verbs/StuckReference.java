@@ -1,5 +1,7 @@
 package io.rdmaverbs.verbs;
 
+import io.rdmaverbs.verbs.error.Errno;
+
 import org.jspecify.annotations.Nullable;
 
 /**

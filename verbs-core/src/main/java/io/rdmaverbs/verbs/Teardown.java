@@ -1,5 +1,7 @@
 package io.rdmaverbs.verbs;
 
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;

@@ -12,6 +12,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.rdmaverbs.verbs.attr.DeviceInfo;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.Handle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
@@ -64,7 +66,7 @@ public final class Verbs implements AutoCloseable {
 
     /** The devices the provider sees ({@code ibv_get_device_list}); empty on a machine without RDMA. */
     public List<DeviceInfo> devices() {
-        return provider.devices();
+        return provider.deviceVerbs().devices();
     }
 
     /**
@@ -94,17 +96,17 @@ public final class Verbs implements AutoCloseable {
         Objects.requireNonNull(device, "device");
         ContextHandle handle;
         try {
-            handle = provider.openDevice(device);
+            handle = provider.deviceVerbs().openDevice(device);
         } catch (VerbsException e) {
             throw e.about("device " + device.name());
         }
         DeviceContext ctx;
         try {
-            ctx = new DeviceContext(this, device, handle, provider.queryDevice(handle), name);
+            ctx = new DeviceContext(this, device, handle, provider.deviceVerbs().queryDevice(handle), name);
         } catch (RuntimeException e) {
             // Nothing may be left allocated when opening fails half-way.
             try {
-                provider.closeDevice(handle);
+                provider.deviceVerbs().closeDevice(handle);
             } catch (RuntimeException suppressed) {
                 e.addSuppressed(suppressed);
             }
@@ -120,7 +122,7 @@ public final class Verbs implements AutoCloseable {
      */
     public DeviceInfo findDevice(String nameOrGuid) {
         Objects.requireNonNull(nameOrGuid, "nameOrGuid");
-        List<DeviceInfo> all = provider.devices();
+        List<DeviceInfo> all = provider.deviceVerbs().devices();
         for (DeviceInfo d : all) {
             if (d.name().equals(nameOrGuid)) {
                 return d;

@@ -1,5 +1,7 @@
 package io.rdmaverbs.verbs;
 
+import io.rdmaverbs.verbs.error.VerbsException;
+
 /**
  * Observes the graph: metrics, logs and the Spring application-event bridge are listeners. Called on
  * the thread that made the change; implementations must be quick and must not throw.

@@ -12,6 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
 import io.rdmaverbs.verbs.provider.Handle;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 
 import org.jspecify.annotations.Nullable;
 

@@ -62,7 +62,8 @@ public final class XrcDomain extends VerbsResource {
         QpInitSpec init = new QpInitSpec(QpType.XRC_RECV, null, handle, null, null, null, new QpCapabilities(0, 0, 0, 0, 0),
                 false);
         return verbs.create(this, List.of(context, this),
-                () -> new QueuePair(context, null, this, null, null, null, provider.createQp(context.handle, init), name));
+                () -> new QueuePair(context, null, this, null, null, null,
+                        provider.queuePairVerbs().createQp(context.handle, init), name));
     }
 
     /**
@@ -85,7 +86,7 @@ public final class XrcDomain extends VerbsResource {
             throw new IllegalArgumentException("a QP number is 1..0xffffff, got " + qpNum);
         }
         return verbs.create(this, List.of(context, this), () -> new XrcReceiveQpRegistration(this,
-                provider.openQp(context.handle, handle, qpNum, QpType.XRC_RECV), name));
+                provider.queuePairVerbs().openQp(context.handle, handle, qpNum, QpType.XRC_RECV), name));
     }
 
     @Override
@@ -100,6 +101,6 @@ public final class XrcDomain extends VerbsResource {
 
     @Override
     void release() {
-        provider.closeXrcd(handle);
+        provider.domainVerbs().closeXrcd(handle);
     }
 }

@@ -68,6 +68,6 @@ public final class XrcReceiveQpRegistration extends VerbsResource {
 
     @Override
     void release() {
-        provider.destroyQp(handle);
+        provider.queuePairVerbs().destroyQp(handle);
     }
 }

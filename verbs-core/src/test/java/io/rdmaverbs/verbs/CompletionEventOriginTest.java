@@ -1,5 +1,6 @@
 package io.rdmaverbs.verbs;
 
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import java.time.Duration;
 
 import io.rdmaverbs.verbs.attr.SendOpcode;

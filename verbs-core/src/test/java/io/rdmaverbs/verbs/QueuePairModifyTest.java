@@ -1,5 +1,7 @@
 package io.rdmaverbs.verbs;
 
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
 import java.nio.file.Path;
 import java.util.EnumSet;
 
@@ -46,11 +48,11 @@ class QueuePairModifyTest {
         Path file = dir.resolve("domain");
         XrcDomain xrcd = ctx.openXrcDomain(XrcDomainSpec.shared(file));
         QueuePair target = xrcd.createReceiveQueuePair("target");
-        ContextHandle otherProcess = provider.openDevice(ctx.device());
-        int fd = provider.openFile(file, false);
-        XrcdHandle otherXrcd = provider.openXrcd(otherProcess, fd, 0);
-        QpHandle opened = provider.openQp(otherProcess, otherXrcd, target.qpNum(), QpType.XRC_RECV);
-        provider.modifyQp(opened, QpModification.init(1, 0, EnumSet.of(AccessFlag.LOCAL_WRITE)));
+        ContextHandle otherProcess = provider.deviceVerbs().openDevice(ctx.device());
+        int fd = provider.domainVerbs().openFile(file, false);
+        XrcdHandle otherXrcd = provider.domainVerbs().openXrcd(otherProcess, fd, 0);
+        QpHandle opened = provider.queuePairVerbs().openQp(otherProcess, otherXrcd, target.qpNum(), QpType.XRC_RECV);
+        provider.queuePairVerbs().modifyQp(opened, QpModification.init(1, 0, EnumSet.of(AccessFlag.LOCAL_WRITE)));
         assertThat(target.state()).as("the graph's last sight of the QP").isEqualTo(QpState.RESET);
 
         // RESET->RTR is no transition, INIT->RTR is: the graph asks the device before refusing.
@@ -59,10 +61,10 @@ class QueuePairModifyTest {
 
         assertThat(target.state()).isEqualTo(QpState.RTR);
         assertThat(target.query().state()).isEqualTo(QpState.RTR);
-        provider.destroyQp(opened);
-        provider.closeXrcd(otherXrcd);
-        provider.closeFile(fd);
-        provider.closeDevice(otherProcess);
+        provider.queuePairVerbs().destroyQp(opened);
+        provider.domainVerbs().closeXrcd(otherXrcd);
+        provider.domainVerbs().closeFile(fd);
+        provider.deviceVerbs().closeDevice(otherProcess);
     }
 
     @Test

@@ -1,7 +1,9 @@
 package io.rdmaverbs.verbs;
 
+import io.rdmaverbs.verbs.error.Errno;
 import java.lang.foreign.Arena;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -9,6 +11,14 @@ import java.util.List;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.provider.MrHandle;
+import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
+import io.rdmaverbs.verbs.provider.AsyncEventVerbs;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
+import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
@@ -25,23 +35,81 @@ class TeardownTest {
     private final List<MrHandle> regions = new ArrayList<>();
 
     /** A provider whose ibv_dealloc_pd takes the PD's memory regions along instead of failing with EBUSY. */
-    private final VerbsProvider lenient = (VerbsProvider) Proxy.newProxyInstance(getClass().getClassLoader(),
-            new Class<?>[] {VerbsProvider.class}, (proxy, method, args) -> {
-                if (method.getName().equals("deallocPd")) {
-                    regions.forEach(simulated::deregMr);
-                    regions.clear();
-                }
-                Object result;
-                try {
-                    result = method.invoke(simulated, args);
-                } catch (InvocationTargetException e) {
-                    throw e.getCause();
-                }
-                if (result instanceof MrHandle mr) {
-                    regions.add(mr);
-                }
-                return result;
-            });
+    private final VerbsProvider lenient = new VerbsProvider() {
+        private final DomainVerbs domains = intercept(DomainVerbs.class, simulated.domainVerbs(), (method, args) -> {
+            if (method.getName().equals("deallocPd")) {
+                regions.forEach(simulated.memoryRegionVerbs()::deregMr);
+                regions.clear();
+            }
+        }, result -> { });
+        private final MemoryRegionVerbs memory = intercept(MemoryRegionVerbs.class, simulated.memoryRegionVerbs(),
+                (method, args) -> { }, result -> {
+                    if (result instanceof MrHandle mr) {
+                        regions.add(mr);
+                    }
+                });
+
+        @Override
+        public String name() {
+            return simulated.name();
+        }
+
+        @Override
+        public DeviceVerbs deviceVerbs() {
+            return simulated.deviceVerbs();
+        }
+
+        @Override
+        public DomainVerbs domainVerbs() {
+            return domains;
+        }
+
+        @Override
+        public CompletionVerbs completionVerbs() {
+            return simulated.completionVerbs();
+        }
+
+        @Override
+        public SharedReceiveQueueVerbs sharedReceiveQueueVerbs() {
+            return simulated.sharedReceiveQueueVerbs();
+        }
+
+        @Override
+        public QueuePairVerbs queuePairVerbs() {
+            return simulated.queuePairVerbs();
+        }
+
+        @Override
+        public MemoryRegionVerbs memoryRegionVerbs() {
+            return memory;
+        }
+
+        @Override
+        public AddressHandleVerbs addressHandleVerbs() {
+            return simulated.addressHandleVerbs();
+        }
+
+        @Override
+        public AsyncEventVerbs asyncEventVerbs() {
+            return simulated.asyncEventVerbs();
+        }
+    };
+
+    private static <T> T intercept(Class<T> group, T target, java.util.function.BiConsumer<Method, Object[]> before,
+            java.util.function.Consumer<Object> after) {
+        return group.cast(Proxy.newProxyInstance(TeardownTest.class.getClassLoader(), new Class<?>[] {group},
+                (proxy, method, args) -> {
+                    before.accept(method, args);
+                    Object result;
+                    try {
+                        result = method.invoke(target, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    after.accept(result);
+                    return result;
+                }));
+    }
 
     @Test
     void anAttemptTheProviderLetsThroughDespiteAPredictedEbusyEndsTheDependentsAsDefunct() {

@@ -14,17 +14,19 @@ import io.rdmaverbs.verbs.QueuePairSpec;
 import io.rdmaverbs.verbs.ReceiveRequest;
 import io.rdmaverbs.verbs.SendRequest;
 import io.rdmaverbs.verbs.Verbs;
-import io.rdmaverbs.verbs.WorkCompletions;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendFlag;
 import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
 import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
@@ -62,7 +64,9 @@ public class FakeDevice {
     WorkCompletions one;
     WorkCompletions sixteen;
 
-    // The provider SPI under it, on a context of its own.
+    // The provider SPI under it, on a context of its own; the data-path groups kept as the model keeps them.
+    CompletionVerbs cqVerbs;
+    QueuePairVerbs qpVerbs;
     ContextHandle rawContext;
     PdHandle rawPd;
     CqHandle rawCq;
@@ -80,12 +84,14 @@ public class FakeDevice {
     public void open() {
         provider = NativeVerbsProvider.load(NativeFixtures.file("libfakeverbs.so"));
         verbs = Verbs.using(provider);
+        cqVerbs = provider.completionVerbs();
+        qpVerbs = provider.queuePairVerbs();
 
         // SPI objects first: the model's CQ and QP must be the fake's last ones.
-        rawContext = provider.openDevice(verbs.findDevice("fake0"));
-        rawPd = provider.allocPd(rawContext);
-        rawCq = provider.createCq(rawContext, CQ_ENTRIES, null, 0);
-        rawQp = provider.createQp(rawContext, new QpInitSpec(QpType.RC, rawPd, null, rawCq, rawCq, null,
+        rawContext = provider.deviceVerbs().openDevice(verbs.findDevice("fake0"));
+        rawPd = provider.domainVerbs().allocPd(rawContext);
+        rawCq = provider.completionVerbs().createCq(rawContext, CQ_ENTRIES, null, 0);
+        rawQp = qpVerbs.createQp(rawContext, new QpInitSpec(QpType.RC, rawPd, null, rawCq, rawCq, null,
                 CAPABILITIES, true));
 
         DeviceContext context = verbs.openDevice("fake0");
@@ -101,16 +107,16 @@ public class FakeDevice {
         sixteen = cq.newWorkCompletions(16);
 
         // The same request shapes on the SPI: one signaled SEND / one receive of 64 bytes.
-        rawSend = provider.newSendWr(1);
+        rawSend = provider.queuePairVerbs().newSendWr(1);
         rawSend.opcode(SendOpcode.SEND);
         rawSend.flags(SendFlag.SIGNALED);
         rawSend.sge(0, mr.address(), MESSAGE, mr.lkey());
         rawSend.sgeCount(1);
-        rawReceive = provider.newRecvWr(1);
+        rawReceive = provider.queuePairVerbs().newRecvWr(1);
         rawReceive.sge(0, mr.address(), MESSAGE, mr.lkey());
         rawReceive.sgeCount(1);
-        rawOne = provider.newWorkCompletions(1);
-        rawSixteen = provider.newWorkCompletions(16);
+        rawOne = provider.completionVerbs().newWorkCompletions(1);
+        rawSixteen = provider.completionVerbs().newWorkCompletions(16);
     }
 
     @TearDown(Level.Trial)
@@ -123,10 +129,10 @@ public class FakeDevice {
         rawSixteen.close();
         rawSend.close();
         rawReceive.close();
-        provider.destroyQp(rawQp);
-        provider.destroyCq(rawCq);
-        provider.deallocPd(rawPd);
-        provider.closeDevice(rawContext);
+        provider.queuePairVerbs().destroyQp(rawQp);
+        provider.completionVerbs().destroyCq(rawCq);
+        provider.domainVerbs().deallocPd(rawPd);
+        provider.deviceVerbs().closeDevice(rawContext);
         verbs.close();
     }
 }

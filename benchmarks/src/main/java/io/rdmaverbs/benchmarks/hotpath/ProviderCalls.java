@@ -11,9 +11,10 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The binding alone: {@code NativeVerbsProvider.pollCq/reqNotifyCq/postSend/postRecv} on SPI handles,
- * with the provider's handle and buffer checks and its per-thread errno slot, but without the
- * resource graph's guard. Between this and {@link ApiCalls} is what the guard costs.
+ * The binding alone: the native {@code CompletionVerbs.pollCq/reqNotifyCq} and
+ * {@code QueuePairVerbs.postSend/postRecv} on SPI handles, kept in fields as the graph keeps them, with
+ * the provider's handle and buffer checks and its errno slot, but without the resource graph's guard.
+ * Between this and {@link ApiCalls} is what the guard costs.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -24,26 +25,26 @@ public class ProviderCalls {
 
     @Benchmark
     public int poll1(FakeDevice d) {
-        return d.provider.pollCq(d.rawCq, d.rawOne, 1);
+        return d.cqVerbs.pollCq(d.rawCq, d.rawOne, 1);
     }
 
     @Benchmark
     public int poll16(FakeDevice d) {
-        return d.provider.pollCq(d.rawCq, d.rawSixteen, 16);
+        return d.cqVerbs.pollCq(d.rawCq, d.rawSixteen, 16);
     }
 
     @Benchmark
     public void reqNotify(FakeDevice d) {
-        d.provider.reqNotifyCq(d.rawCq, false);
+        d.cqVerbs.reqNotifyCq(d.rawCq, false);
     }
 
     @Benchmark
     public void postSend(FakeDevice d) {
-        d.provider.postSend(d.rawQp, d.rawSend);
+        d.qpVerbs.postSend(d.rawQp, d.rawSend);
     }
 
     @Benchmark
     public void postRecv(FakeDevice d) {
-        d.provider.postRecv(d.rawQp, d.rawReceive);
+        d.qpVerbs.postRecv(d.rawQp, d.rawReceive);
     }
 }

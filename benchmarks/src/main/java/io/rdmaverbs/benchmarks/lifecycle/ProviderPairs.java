@@ -6,8 +6,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
 import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
@@ -53,10 +55,11 @@ public class ProviderPairs {
     @Setup(Level.Trial)
     public void open() {
         provider = NativeVerbsProvider.load();
-        context = provider.openDevice(provider.devices().stream().filter(d -> d.name().equals(device)).findFirst()
+        DeviceVerbs devices = provider.deviceVerbs();
+        context = devices.openDevice(devices.devices().stream().filter(d -> d.name().equals(device)).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no device " + device)));
-        pd = provider.allocPd(context);
-        cq = provider.createCq(context, ApiPairs.CQ_ENTRIES, null, 0);
+        pd = provider.domainVerbs().allocPd(context);
+        cq = provider.completionVerbs().createCq(context, ApiPairs.CQ_ENTRIES, null, 0);
         rc = new QpInitSpec(QpType.RC, pd, null, cq, cq, null, ApiPairs.CAPABILITIES, true);
         arena = Arena.ofShared();
         buffer = arena.allocate(ApiPairs.MR_SIZE, 4096);
@@ -65,29 +68,30 @@ public class ProviderPairs {
 
     @TearDown(Level.Trial)
     public void close() {
-        provider.destroyCq(cq);
-        provider.deallocPd(pd);
-        provider.closeDevice(context);
+        provider.completionVerbs().destroyCq(cq);
+        provider.domainVerbs().deallocPd(pd);
+        provider.deviceVerbs().closeDevice(context);
         arena.close();
     }
 
     @Benchmark
     public void pd() {
-        provider.deallocPd(provider.allocPd(context));
+        provider.domainVerbs().deallocPd(provider.domainVerbs().allocPd(context));
     }
 
     @Benchmark
     public void cq() {
-        provider.destroyCq(provider.createCq(context, ApiPairs.CQ_ENTRIES, null, 0));
+        CompletionVerbs cqVerbs = provider.completionVerbs();
+        cqVerbs.destroyCq(cqVerbs.createCq(context, ApiPairs.CQ_ENTRIES, null, 0));
     }
 
     @Benchmark
     public void qp() {
-        provider.destroyQp(provider.createQp(context, rc));
+        provider.queuePairVerbs().destroyQp(provider.queuePairVerbs().createQp(context, rc));
     }
 
     @Benchmark
     public void mr() {
-        provider.deregMr(provider.regMr(pd, buffer, access));
+        provider.memoryRegionVerbs().deregMr(provider.memoryRegionVerbs().regMr(pd, buffer, access));
     }
 }

@@ -30,7 +30,7 @@ public class ProviderAccounting implements DisposableBean {
         if (!(provider instanceof SimulatedProvider simulated)) {
             return;
         }
-        provider.devices().forEach(device -> {
+        provider.deviceVerbs().devices().forEach(device -> {
             ResourceCounts c = simulated.resourceCounts(device.name());
             if (c.objects() == 0 && c.contexts() == 0) {
                 log.info("simulated device {} holds no objects after shutdown", device.name());

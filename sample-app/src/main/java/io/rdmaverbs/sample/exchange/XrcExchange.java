@@ -12,7 +12,7 @@ import io.rdmaverbs.verbs.QueuePair;
 import io.rdmaverbs.verbs.ReceiveRequest;
 import io.rdmaverbs.verbs.SendRequest;
 import io.rdmaverbs.verbs.SharedReceiveQueue;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 
 import org.slf4j.Logger;

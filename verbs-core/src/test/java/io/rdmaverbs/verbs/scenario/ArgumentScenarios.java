@@ -9,14 +9,12 @@ import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
-import io.rdmaverbs.verbs.Errno;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.QueuePair;
 import io.rdmaverbs.verbs.QueuePairSpec;
 import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.Verbs;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.Gid;
@@ -24,6 +22,8 @@ import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 
@@ -147,49 +147,51 @@ final class ArgumentScenarios {
     static void providerAnswersWithKernelErrno(ScenarioRun run) throws Exception {
         Steps steps = run.steps();
         VerbsProvider provider = run.provider();
-        ContextHandle ctx = provider.openDevice(run.device());
+        ContextHandle ctx = provider.deviceVerbs().openDevice(run.device());
         try {
-            var attrs = provider.queryDevice(ctx);
+            var attrs = provider.deviceVerbs().queryDevice(ctx);
             steps.fails("ibv_create_cq with max_cqe + 1 entries", Errno.EINVAL,
-                    () -> provider.createCq(ctx, attrs.maxCqe() + 1, null, 0));
+                    () -> provider.completionVerbs().createCq(ctx, attrs.maxCqe() + 1, null, 0));
             steps.fails("ibv_create_cq on vector num_comp_vectors", Errno.EINVAL,
-                    () -> provider.createCq(ctx, 4, null, attrs.numCompVectors()));
+                    () -> provider.completionVerbs().createCq(ctx, 4, null, attrs.numCompVectors()));
             steps.fails("ibv_query_port of a port past the last", Errno.EINVAL,
-                    () -> provider.queryPort(ctx, attrs.physPortCount() + 1));
-            var pd = provider.allocPd(ctx);
+                    () -> provider.deviceVerbs().queryPort(ctx, attrs.physPortCount() + 1));
+            var pd = provider.domainVerbs().allocPd(ctx);
             try {
-                var cq = provider.createCq(ctx, 8, null, 0);
+                var cq = provider.completionVerbs().createCq(ctx, 8, null, 0);
                 try {
                     steps.fails("ibv_create_qp_ex with max_qp_wr + 1 send work requests", Errno.EINVAL,
-                            () -> provider.createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(
+                            () -> provider.queuePairVerbs().createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(
                                     io.rdmaverbs.verbs.attr.QpType.RC, pd, null, cq, cq, null,
                                     new QpCapabilities(attrs.maxQpWr() + 1, 1, 1, 1, 0), true)));
-                    var qp = provider.createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(
+                    var qp = provider.queuePairVerbs().createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(
                             io.rdmaverbs.verbs.attr.QpType.RC, pd, null, cq, cq, null, CAPS, true));
                     try {
-                        var port = provider.queryPort(ctx, 1);
+                        var port = provider.deviceVerbs().queryPort(ctx, 1);
                         AddressVector self = port.linkLayer() == io.rdmaverbs.verbs.attr.LinkLayer.INFINIBAND
                                 ? AddressVector.infiniband(1, port.lid())
-                                : AddressVector.roce(1, provider.queryGid(ctx, 1, 0), 0);
+                                : AddressVector.roce(1, provider.deviceVerbs().queryGid(ctx, 1, 0), 0);
                         steps.fails("ibv_modify_qp RESET->RTR (skipping INIT)", Errno.EINVAL,
-                                () -> provider.modifyQp(qp, QpModification.readyToReceive(io.rdmaverbs.verbs.attr.QpType.RC, self, qp.qpNum(), 0,
+                                () -> provider.queuePairVerbs().modifyQp(qp,
+                                QpModification.readyToReceive(io.rdmaverbs.verbs.attr.QpType.RC, self, qp.qpNum(), 0,
                                         io.rdmaverbs.verbs.attr.Mtu.MTU_1024)));
                         steps.fails("ibv_modify_qp RESET->INIT without the access flags", Errno.EINVAL,
-                                () -> provider.modifyQp(qp, QpModification.to(io.rdmaverbs.verbs.attr.QpState.INIT)
+                                () -> provider.queuePairVerbs().modifyQp(qp,
+                                QpModification.to(io.rdmaverbs.verbs.attr.QpState.INIT)
                                         .port(1).pkeyIndex(0)));
                         steps.fails("ibv_modify_qp RESET->INIT of an RC QP with a Q_Key", Errno.EINVAL,
-                                () -> provider.modifyQp(qp, QpModification.init(1, 0, REMOTE).qkey(5)));
+                                () -> provider.queuePairVerbs().modifyQp(qp, QpModification.init(1, 0, REMOTE).qkey(5)));
                     } finally {
-                        provider.destroyQp(qp);
+                        provider.queuePairVerbs().destroyQp(qp);
                     }
                 } finally {
-                    provider.destroyCq(cq);
+                    provider.completionVerbs().destroyCq(cq);
                 }
             } finally {
-                provider.deallocPd(pd);
+                provider.domainVerbs().deallocPd(pd);
             }
         } finally {
-            provider.closeDevice(ctx);
+            provider.deviceVerbs().closeDevice(ctx);
         }
     }
 

@@ -8,7 +8,7 @@ import java.util.Set;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.QueuePair;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.LinkLayer;

@@ -30,7 +30,7 @@ import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.ResourceKind;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.StuckReference;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 
 import static io.rdmaverbs.verbs.scenario.Fixtures.CAPS;
 import static io.rdmaverbs.verbs.scenario.Fixtures.LOCAL;

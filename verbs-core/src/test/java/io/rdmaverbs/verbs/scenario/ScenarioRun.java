@@ -3,8 +3,8 @@ package io.rdmaverbs.verbs.scenario;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.rdmaverbs.verbs.CloseReport;
 import io.rdmaverbs.verbs.ClosePolicy;
+import io.rdmaverbs.verbs.CloseReport;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
@@ -33,7 +33,7 @@ public final class ScenarioRun implements AutoCloseable {
         this.provider = target.provider().get();
         this.verbs = Verbs.using(provider);
         this.device = target.device() == null
-                ? provider.devices().stream().findFirst().orElseThrow(
+                ? provider.deviceVerbs().devices().stream().findFirst().orElseThrow(
                         () -> new IllegalStateException(target + ": the provider has no device"))
                 : verbs.findDevice(target.device());
         this.objectsBefore = liveObjects();

@@ -7,7 +7,7 @@ import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.CompletionQueueSpec;
 import io.rdmaverbs.verbs.DeviceContext;
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.MulticastAttachment;
 import io.rdmaverbs.verbs.ProtectionDomain;

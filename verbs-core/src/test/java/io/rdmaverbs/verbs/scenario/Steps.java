@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.rdmaverbs.verbs.CloseRefusedException;
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 
 import org.jspecify.annotations.Nullable;
 

@@ -19,7 +19,7 @@ import io.rdmaverbs.verbs.QueuePairSpec;
 import io.rdmaverbs.verbs.ReceiveRequest;
 import io.rdmaverbs.verbs.SendRequest;
 import io.rdmaverbs.verbs.StuckReference;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.QpState;
@@ -198,7 +198,7 @@ final class TrafficScenarios {
         for (var r : List.of(sender, receiver, src, dst)) {
             steps.ok("release " + r.kind().releaseVerb(), r::close);
         }
-        steps.fails("ibv_dealloc_pd with the AH alive", io.rdmaverbs.verbs.Errno.EBUSY,
+        steps.fails("ibv_dealloc_pd with the AH alive", io.rdmaverbs.verbs.error.Errno.EBUSY,
                 () -> pd.close(ClosePolicy.ATTEMPT));
         steps.ok("ibv_destroy_ah", ah::close);
         steps.ok("ibv_dealloc_pd", pd::close);

@@ -2,8 +2,8 @@ package io.rdmaverbs.spring.boot.descriptor;
 
 import java.util.function.Function;
 
-import io.rdmaverbs.verbs.Errno;
 import io.rdmaverbs.verbs.Lease;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.StuckReference;
 

@@ -7,9 +7,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.DeviceContext;
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.ResourceClosedException;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.VerbsListener;
 import io.rdmaverbs.verbs.VerbsResource;
 import org.apache.commons.logging.Log;

@@ -12,7 +12,7 @@ import io.rdmaverbs.verbs.AsyncEvent;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.StuckReference;
 import io.rdmaverbs.verbs.Verbs;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.VerbsResource;
 import io.rdmaverbs.verbs.attr.PortAttributes;
 import io.rdmaverbs.verbs.attr.PortState;

@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.rdmaverbs.verbs.CompletionQueue;
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.ResourceKind;
 import io.rdmaverbs.verbs.StuckReference;
 import io.rdmaverbs.verbs.Verbs;

@@ -65,7 +65,7 @@ class VerbsAutoConfigurationTests {
                     .hasSingleBean(TaggedRetryMetrics.class)
                     .hasSingleBean(TaggedCircuitBreakerMetrics.class);
             assertThat(context.getBean(VerbsProvider.class)).isInstanceOf(SimulatedProvider.class);
-            assertThat(context.getBean(VerbsProvider.class).devices()).extracting(d -> d.name())
+            assertThat(context.getBean(VerbsProvider.class).deviceVerbs().devices()).extracting(d -> d.name())
                     .containsExactly("rxe0");
         });
     }

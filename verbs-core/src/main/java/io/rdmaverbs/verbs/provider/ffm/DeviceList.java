@@ -7,10 +7,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.NodeType;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 
 /**
  * {@code ibv_get_device_list} ... {@code ibv_free_device_list}. The {@code struct ibv_device}
@@ -18,8 +18,6 @@ import io.rdmaverbs.verbs.attr.NodeType;
  * to open is opened there.
  */
 final class DeviceList {
-
-    private static final int ENOSYS = Errno.ENOSYS.number();
 
     interface Visitor {
         /** Returns true to stop the walk. */
@@ -40,7 +38,7 @@ final class DeviceList {
             MemorySegment list = Libibverbs.ibv_get_device_list(state, count);
             if (InlineVerbs.isNull(list)) {
                 int errno = CallState.errno(state);
-                if (errno == ENOSYS) {
+                if (errno == Errno.ENOSYS.number()) {
                     return;
                 }
                 throw new VerbsException("ibv_get_device_list", "libibverbs", Errno.of(errno > 0 ? errno : Errno.EIO.number()),

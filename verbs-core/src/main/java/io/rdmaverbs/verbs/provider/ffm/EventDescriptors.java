@@ -5,8 +5,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 
 /**
  * The two event descriptors libibverbs hands out, a completion channel's {@code fd} and a context's
@@ -85,7 +85,7 @@ final class EventDescriptors {
             }
             if (ready < 0) {
                 int errno = CallState.errno(state);
-                if (errno != Libc.EINTR) {
+                if (errno != Errno.EINTR.number()) {
                     throw new VerbsException("poll", owner.describe(), Errno.of(errno),
                             "could not wait on descriptor " + fd);
                 }

@@ -11,6 +11,8 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
+import io.rdmaverbs.verbs.error.Errno;
+
 /**
  * The verbs {@code <infiniband/verbs.h>} defines {@code static inline}, ported line by line. They are
  * not in the library's symbol table: C callers compile them in, and so does this class.
@@ -28,8 +30,6 @@ import java.lang.invoke.MethodHandle;
  * Function pointers are called through address-less downcall handles, one per op.
  */
 final class InlineVerbs {
-
-    static final int EOPNOTSUPP = 95;
 
     private InlineVerbs() {
     }
@@ -90,7 +90,7 @@ final class InlineVerbs {
     static MemorySegment ibv_open_xrcd(MemorySegment state, MemorySegment context, MemorySegment xrcdInitAttr) {
         MemorySegment op = VerbsContext.op(context, VerbsContext.OPEN_XRCD);
         if (isNull(op)) {
-            CallState.errno(state, EOPNOTSUPP);
+            CallState.errno(state, Errno.EOPNOTSUPP.number());
             return MemorySegment.NULL;
         }
         try {
@@ -108,7 +108,7 @@ final class InlineVerbs {
         MemorySegment context = IbvXrcd.CONTEXT.get(xrcd.reinterpret(IbvXrcd.LAYOUT.byteSize()));
         MemorySegment op = VerbsContext.op(context, VerbsContext.CLOSE_XRCD);
         if (isNull(op)) {
-            return EOPNOTSUPP;
+            return Errno.EOPNOTSUPP.number();
         }
         try {
             return (int) close_xrcd.HANDLE.invokeExact(op, state, xrcd);
@@ -125,7 +125,7 @@ final class InlineVerbs {
         }
         MemorySegment op = VerbsContext.op(context, VerbsContext.CREATE_QP_EX);
         if (isNull(op)) {
-            CallState.errno(state, EOPNOTSUPP);
+            CallState.errno(state, Errno.EOPNOTSUPP.number());
             return MemorySegment.NULL;
         }
         try {
@@ -144,7 +144,7 @@ final class InlineVerbs {
         }
         MemorySegment op = VerbsContext.op(context, VerbsContext.CREATE_SRQ_EX);
         if (isNull(op)) {
-            CallState.errno(state, EOPNOTSUPP);
+            CallState.errno(state, Errno.EOPNOTSUPP.number());
             return MemorySegment.NULL;
         }
         try {
@@ -167,7 +167,7 @@ final class InlineVerbs {
     static MemorySegment ibv_open_qp(MemorySegment state, MemorySegment context, MemorySegment qpOpenAttr) {
         MemorySegment op = VerbsContext.op(context, VerbsContext.OPEN_QP);
         if (isNull(op)) {
-            CallState.errno(state, EOPNOTSUPP);
+            CallState.errno(state, Errno.EOPNOTSUPP.number());
             return MemorySegment.NULL;
         }
         try {
@@ -181,7 +181,7 @@ final class InlineVerbs {
         MemorySegment context = IbvSrq.CONTEXT.get(srq.reinterpret(IbvSrq.LAYOUT.byteSize()));
         MemorySegment op = VerbsContext.op(context, VerbsContext.GET_SRQ_NUM);
         if (isNull(op)) {
-            return EOPNOTSUPP;
+            return Errno.EOPNOTSUPP.number();
         }
         try {
             return (int) get_srq_num.HANDLE.invokeExact(op, state, srq, srqNumOut);

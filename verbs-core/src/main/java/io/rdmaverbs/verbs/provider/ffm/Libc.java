@@ -25,8 +25,6 @@ final class Libc {
     static final int O_NONBLOCK = 04000;
     static final int F_GETFL = 3;
     static final int F_SETFL = 4;
-    static final int EINTR = 4;
-    static final int EAGAIN = 11;
     /* <sys/eventfd.h>: EFD_NONBLOCK = O_NONBLOCK, EFD_CLOEXEC = O_CLOEXEC (asm-generic on both). */
     static final int EFD_NONBLOCK = 04000;
     static final int EFD_CLOEXEC = 02000000;

@@ -27,6 +27,7 @@ import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.WcFlag;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.error.Errno;
 
 /**
  * Everything this binding assumes about the C ABI, as name/value pairs in the form
@@ -135,10 +136,12 @@ final class NativeAbi {
         c.put("IBV_XRCD_INIT_ATTR_OFLAGS", (long) IbvXrcdInitAttr.IBV_XRCD_INIT_ATTR_OFLAGS);
         c.put("IBV_DEVICE_XRC", (long) IbvDeviceAttr.IBV_DEVICE_XRC);
         c.put("IBV_DEVICE_XRC (DeviceAttributes.CAP_XRC)", (long) DeviceAttributes.CAP_XRC);
-        c.put("IBV_ACCESS_OPTIONAL_RANGE", (long) MrVerbs.IBV_ACCESS_OPTIONAL_RANGE);
-        c.put("EOPNOTSUPP", (long) InlineVerbs.EOPNOTSUPP);
-        c.put("EINTR", (long) Libc.EINTR);
-        c.put("EAGAIN", (long) Libc.EAGAIN);
+        c.put("IBV_ACCESS_OPTIONAL_RANGE", (long) NativeMrVerbs.IBV_ACCESS_OPTIONAL_RANGE);
+        // Every errno the project names, not only those this binding acts on: a wrong number would
+        // mislabel a failure (the simulator raises them all).
+        for (Errno e : Errno.known()) {
+            c.put(e.name(), (long) e.number());
+        }
         c.put("O_RDONLY", (long) Libc.O_RDONLY);
         c.put("O_CREAT", (long) Libc.O_CREAT);
         c.put("O_EXCL", (long) Libc.O_EXCL);

@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 
-
 import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.provider.AhHandle;
 import io.rdmaverbs.verbs.provider.SendWr;

@@ -1,49 +1,25 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
-import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.own;
-import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.postHint;
-import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.requireOp;
-import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
-
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.rdmaverbs.verbs.VerbsException;
-import io.rdmaverbs.verbs.WorkCompletions;
-import io.rdmaverbs.verbs.attr.AddressVector;
-import io.rdmaverbs.verbs.attr.DeviceAttributes;
-import io.rdmaverbs.verbs.attr.DeviceInfo;
-import io.rdmaverbs.verbs.attr.Gid;
-import io.rdmaverbs.verbs.attr.PortAttributes;
-import io.rdmaverbs.verbs.attr.QpAttributes;
-import io.rdmaverbs.verbs.attr.QpModification;
-import io.rdmaverbs.verbs.attr.QpType;
-import io.rdmaverbs.verbs.provider.AhHandle;
-import io.rdmaverbs.verbs.provider.AsyncEventRecord;
-import io.rdmaverbs.verbs.provider.CompChannelHandle;
-import io.rdmaverbs.verbs.provider.ContextHandle;
-import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
+import io.rdmaverbs.verbs.provider.AsyncEventVerbs;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.Handle;
-import io.rdmaverbs.verbs.provider.MrHandle;
-import io.rdmaverbs.verbs.provider.PdHandle;
+import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException.Reason;
-import io.rdmaverbs.verbs.provider.QpHandle;
-import io.rdmaverbs.verbs.provider.QpInitSpec;
-import io.rdmaverbs.verbs.provider.RecvWr;
-import io.rdmaverbs.verbs.provider.SendWr;
-import io.rdmaverbs.verbs.provider.SrqHandle;
-import io.rdmaverbs.verbs.provider.SrqInitSpec;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
-import io.rdmaverbs.verbs.provider.XrcdHandle;
 
 import org.jspecify.annotations.Nullable;
 
@@ -57,13 +33,15 @@ import org.jspecify.annotations.Nullable;
  * process: every load returns the same provider, and asking for a different library once one is
  * loaded is refused.
  *
- * <p>The data path ({@link #pollCq}, {@link #reqNotifyCq}, {@link #postSend}, {@link #postRecv},
- * {@link #postSrqRecv}) allocates nothing: it works on the off-heap structs of
- * {@link #newWorkCompletions}, {@link #newSendWr} and {@link #newRecvWr}, calls the provider's op
- * pointers read once per CQ, QP or SRQ, and uses a per-thread errno slot.
+ * <p>The data path ({@link CompletionVerbs#pollCq}, {@link CompletionVerbs#reqNotifyCq},
+ * {@link QueuePairVerbs#postSend}, {@link QueuePairVerbs#postRecv},
+ * {@link SharedReceiveQueueVerbs#postSrqRecv}) allocates nothing: it works on the off-heap structs of
+ * {@link CompletionVerbs#newWorkCompletions}, {@link QueuePairVerbs#newSendWr} and
+ * {@link QueuePairVerbs#newRecvWr}, calls the provider's op pointers read once per CQ, QP or SRQ, and
+ * leaves errno in the work request's own slot (a per-thread one for arming).
  *
  * <p>{@code ibv_destroy_cq} blocks inside libibverbs until every completion event returned by
- * {@link #getCqEvent} for that CQ has been acknowledged. This provider does nothing about it: the
+ * {@link CompletionVerbs#getCqEvent} for that CQ has been acknowledged. This provider does nothing about it: the
  * resource graph never destroys a CQ with events outstanding.
  */
 public final class NativeVerbsProvider implements VerbsProvider {
@@ -96,26 +74,26 @@ public final class NativeVerbsProvider implements VerbsProvider {
     private final Map<Long, NativeCq> cqs = new ConcurrentHashMap<>();
     private final Map<Long, NativeQp> qps = new ConcurrentHashMap<>();
     private final Map<Long, NativeSrq> srqs = new ConcurrentHashMap<>();
-    /* Every verb off the data path is one of these; the data path itself is below, in this class. */
-    private final DeviceVerbs deviceVerbs;
-    private final DomainVerbs domainVerbs;
-    private final CompletionVerbs completionVerbs;
-    private final SrqVerbs srqVerbs;
-    private final QpVerbs qpVerbs;
-    private final MrVerbs mrVerbs;
-    private final AhVerbs ahVerbs;
-    private final AsyncEventVerbs asyncEventVerbs;
+    /* One object per verb group; they share the handle checks below and the address -> handle maps. */
+    private final NativeDeviceVerbs deviceVerbs;
+    private final NativeDomainVerbs domainVerbs;
+    private final NativeCompletionVerbs completionVerbs;
+    private final NativeSrqVerbs srqVerbs;
+    private final NativeQpVerbs qpVerbs;
+    private final NativeMrVerbs mrVerbs;
+    private final NativeAhVerbs ahVerbs;
+    private final NativeAsyncEventVerbs asyncEventVerbs;
 
     private NativeVerbsProvider(String library) {
         this.library = library;
-        this.deviceVerbs = new DeviceVerbs(this, cqs, qps, srqs);
-        this.domainVerbs = new DomainVerbs(this);
-        this.completionVerbs = new CompletionVerbs(this, cqs);
-        this.srqVerbs = new SrqVerbs(this, srqs);
-        this.qpVerbs = new QpVerbs(this, qps);
-        this.mrVerbs = new MrVerbs(this);
-        this.ahVerbs = new AhVerbs(this);
-        this.asyncEventVerbs = new AsyncEventVerbs(this, cqs, qps, srqs);
+        this.deviceVerbs = new NativeDeviceVerbs(this, cqs, qps, srqs);
+        this.domainVerbs = new NativeDomainVerbs(this);
+        this.completionVerbs = new NativeCompletionVerbs(this, cqs);
+        this.srqVerbs = new NativeSrqVerbs(this, srqs);
+        this.qpVerbs = new NativeQpVerbs(this, qps);
+        this.mrVerbs = new NativeMrVerbs(this);
+        this.ahVerbs = new NativeAhVerbs(this);
+        this.asyncEventVerbs = new NativeAsyncEventVerbs(this, cqs, qps, srqs);
     }
 
     // ---- loading --------------------------------------------------------------------------------
@@ -210,282 +188,44 @@ public final class NativeVerbsProvider implements VerbsProvider {
         return "NativeVerbsProvider[" + library + "]";
     }
 
-    // ---- devices --------------------------------------------------------------------------------
-
     @Override
-    public List<DeviceInfo> devices() {
-        return deviceVerbs.devices();
+    public DeviceVerbs deviceVerbs() {
+        return deviceVerbs;
     }
 
     @Override
-    public ContextHandle openDevice(DeviceInfo device) {
-        return deviceVerbs.openDevice(device);
+    public DomainVerbs domainVerbs() {
+        return domainVerbs;
     }
 
     @Override
-    public void closeDevice(ContextHandle context) {
-        deviceVerbs.closeDevice(context);
+    public CompletionVerbs completionVerbs() {
+        return completionVerbs;
     }
 
     @Override
-    public void wakeAsyncEventWaiters(ContextHandle context) {
-        deviceVerbs.wakeAsyncEventWaiters(context);
+    public SharedReceiveQueueVerbs sharedReceiveQueueVerbs() {
+        return srqVerbs;
     }
 
     @Override
-    public DeviceAttributes queryDevice(ContextHandle context) {
-        return deviceVerbs.queryDevice(context);
+    public QueuePairVerbs queuePairVerbs() {
+        return qpVerbs;
     }
 
     @Override
-    public PortAttributes queryPort(ContextHandle context, int port) {
-        return deviceVerbs.queryPort(context, port);
+    public MemoryRegionVerbs memoryRegionVerbs() {
+        return mrVerbs;
     }
 
     @Override
-    public Gid queryGid(ContextHandle context, int port, int index) {
-        return deviceVerbs.queryGid(context, port, index);
-    }
-
-    // ---- protection and XRC domains -------------------------------------------------------------
-
-    @Override
-    public PdHandle allocPd(ContextHandle context) {
-        return domainVerbs.allocPd(context);
+    public AddressHandleVerbs addressHandleVerbs() {
+        return ahVerbs;
     }
 
     @Override
-    public void deallocPd(PdHandle pd) {
-        domainVerbs.deallocPd(pd);
-    }
-
-    @Override
-    public int openFile(Path file, boolean create) {
-        return domainVerbs.openFile(file, create);
-    }
-
-    @Override
-    public void closeFile(int fd) {
-        domainVerbs.closeFile(fd);
-    }
-
-    @Override
-    public XrcdHandle openXrcd(ContextHandle context, int fd, int oflags) {
-        return domainVerbs.openXrcd(context, fd, oflags);
-    }
-
-    @Override
-    public void closeXrcd(XrcdHandle xrcd) {
-        domainVerbs.closeXrcd(xrcd);
-    }
-
-    // ---- completion channels and CQs --------------------------------------------------------------
-
-    @Override
-    public CompChannelHandle createCompChannel(ContextHandle context) {
-        return completionVerbs.createCompChannel(context);
-    }
-
-    @Override
-    public void destroyCompChannel(CompChannelHandle channel) {
-        completionVerbs.destroyCompChannel(channel);
-    }
-
-    @Override
-    public void wakeCqEventWaiters(CompChannelHandle channel) {
-        completionVerbs.wakeCqEventWaiters(channel);
-    }
-
-    @Override
-    public CqHandle createCq(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector) {
-        return completionVerbs.createCq(context, cqe, channel, compVector);
-    }
-
-    @Override
-    public void destroyCq(CqHandle cq) {
-        completionVerbs.destroyCq(cq);
-    }
-
-    @Override
-    public void reqNotifyCq(CqHandle cq, boolean solicitedOnly) {
-        NativeCq q = live(cq, NativeCq.class);
-        requireOp("ibv_req_notify_cq", q, q.reqNotifyCq());
-        MemorySegment state = CallState.current();
-        int rc = InlineVerbs.ibv_req_notify_cq(q.reqNotifyCq(), state, q.pointer(), solicitedOnly ? 1 : 0);
-        if (rc != 0) {
-            throw failure("ibv_req_notify_cq", q, returned(rc, state), "could not arm the CQ for an event");
-        }
-    }
-
-    @Override
-    public int pollCq(CqHandle cq, WorkCompletions completions, int max) {
-        NativeCq q = live(cq, NativeCq.class);
-        if (!(completions instanceof NativeWorkCompletions wc)) {
-            throw new IllegalArgumentException(completions + " was not created by the native provider "
-                    + "(use newWorkCompletions)");
-        }
-        if (wc.isClosed()) {
-            throw new IllegalStateException(wc + " was already closed");
-        }
-        if (max < 0 || max > wc.capacity()) {
-            throw new IllegalArgumentException("max must be 0.." + wc.capacity() + ", was " + max);
-        }
-        requireOp("ibv_poll_cq", q, q.pollCq());
-        int n = InlineVerbs.ibv_poll_cq(q.pollCq(), q.pointer(), max, wc.entries());
-        if (n < 0) {
-            // poll_cq reports errors by a negative count and no errno.
-            throw new VerbsException("ibv_poll_cq", q.describe(), null, "the provider returned " + n
-                    + ": the CQ is in error (overrun?) and can only be destroyed");
-        }
-        return n;
-    }
-
-    @Override
-    public WorkCompletions newWorkCompletions(int capacity) {
-        return new NativeWorkCompletions(capacity);
-    }
-
-    @Override
-    public @Nullable CqHandle getCqEvent(CompChannelHandle channel, long timeoutMillis) {
-        return completionVerbs.getCqEvent(channel, timeoutMillis);
-    }
-
-    @Override
-    public void ackCqEvents(CqHandle cq, int count) {
-        completionVerbs.ackCqEvents(cq, count);
-    }
-
-    // ---- shared receive queues ------------------------------------------------------------------
-
-    @Override
-    public SrqHandle createSrq(ContextHandle context, SrqInitSpec spec) {
-        return srqVerbs.createSrq(context, spec);
-    }
-
-    @Override
-    public void destroySrq(SrqHandle srq) {
-        srqVerbs.destroySrq(srq);
-    }
-
-    @Override
-    public void postSrqRecv(SrqHandle srq, RecvWr request) {
-        NativeSrq s = live(srq, NativeSrq.class);
-        NativeRecvWr wr = own(request);
-        requireOp("ibv_post_srq_recv", s, s.postSrqRecv());
-        MemorySegment state = wr.callState();
-        int rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), state, s.pointer(), wr.wr(), wr.badWr());
-        if (rc != 0) {
-            int errno = returned(rc, state);
-            throw failure("ibv_post_srq_recv", s, errno, postHint(errno, "max_wr of the SRQ", "max_sge of the SRQ"));
-        }
-    }
-
-    // ---- queue pairs ----------------------------------------------------------------------------
-
-    @Override
-    public QpHandle createQp(ContextHandle context, QpInitSpec spec) {
-        return qpVerbs.createQp(context, spec);
-    }
-
-    @Override
-    public QpHandle openQp(ContextHandle context, XrcdHandle xrcd, int qpNum, QpType type) {
-        return qpVerbs.openQp(context, xrcd, qpNum, type);
-    }
-
-    @Override
-    public void destroyQp(QpHandle qp) {
-        qpVerbs.destroyQp(qp);
-    }
-
-    @Override
-    public void modifyQp(QpHandle qp, QpModification modification) {
-        qpVerbs.modifyQp(qp, modification);
-    }
-
-    @Override
-    public QpAttributes queryQp(QpHandle qp) {
-        return qpVerbs.queryQp(qp);
-    }
-
-    @Override
-    public void postSend(QpHandle qp, SendWr request) {
-        NativeQp q = live(qp, NativeQp.class);
-        NativeSendWr wr = own(request);
-        NativeAh ah = wr.addressHandle();
-        if (ah != null && ah.isDestroyed()) {
-            throw new IllegalStateException(ah.describe() + " was already destroyed");
-        }
-        requireOp("ibv_post_send", q, q.postSend());
-        MemorySegment state = wr.callState();
-        int rc = InlineVerbs.ibv_post_send(q.postSend(), state, q.pointer(), wr.wr(), wr.badWr());
-        if (rc != 0) {
-            int errno = returned(rc, state);
-            throw failure("ibv_post_send", q, errno, postHint(errno, "max_send_wr (" + q.capabilities().maxSendWr()
-                    + ")", "max_send_sge (" + q.capabilities().maxSendSge() + ")"));
-        }
-    }
-
-    @Override
-    public void postRecv(QpHandle qp, RecvWr request) {
-        NativeQp q = live(qp, NativeQp.class);
-        NativeRecvWr wr = own(request);
-        requireOp("ibv_post_recv", q, q.postRecv());
-        MemorySegment state = wr.callState();
-        int rc = InlineVerbs.ibv_post_recv(q.postRecv(), state, q.pointer(), wr.wr(), wr.badWr());
-        if (rc != 0) {
-            int errno = returned(rc, state);
-            throw failure("ibv_post_recv", q, errno, postHint(errno, "max_recv_wr (" + q.capabilities().maxRecvWr()
-                    + ")", "max_recv_sge (" + q.capabilities().maxRecvSge() + ")"));
-        }
-    }
-
-    @Override
-    public SendWr newSendWr(int maxSge) {
-        return new NativeSendWr(this, maxSge);
-    }
-
-    @Override
-    public RecvWr newRecvWr(int maxSge) {
-        return new NativeRecvWr(maxSge);
-    }
-
-    @Override
-    public void attachMcast(QpHandle qp, Gid gid, int lid) {
-        qpVerbs.attachMcast(qp, gid, lid);
-    }
-
-    @Override
-    public void detachMcast(QpHandle qp, Gid gid, int lid) {
-        qpVerbs.detachMcast(qp, gid, lid);
-    }
-
-    // ---- memory regions and address handles -------------------------------------------------------
-
-    @Override
-    public MrHandle regMr(PdHandle pd, MemorySegment buffer, int access) {
-        return mrVerbs.regMr(pd, buffer, access);
-    }
-
-    @Override
-    public void deregMr(MrHandle mr) {
-        mrVerbs.deregMr(mr);
-    }
-
-    @Override
-    public AhHandle createAh(PdHandle pd, AddressVector address) {
-        return ahVerbs.createAh(pd, address);
-    }
-
-    @Override
-    public void destroyAh(AhHandle ah) {
-        ahVerbs.destroyAh(ah);
-    }
-
-    // ---- async events ---------------------------------------------------------------------------
-
-    @Override
-    public @Nullable AsyncEventRecord getAsyncEvent(ContextHandle context, long timeoutMillis) {
-        return asyncEventVerbs.getAsyncEvent(context, timeoutMillis);
+    public AsyncEventVerbs asyncEventVerbs() {
+        return asyncEventVerbs;
     }
 
     // ---- checks and conversions -------------------------------------------------------------------

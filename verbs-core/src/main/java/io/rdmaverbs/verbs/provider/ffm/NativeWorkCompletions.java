@@ -6,7 +6,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 
 /**
  * {@code struct ibv_wc[capacity]} in off-heap memory of its own, which {@code poll_cq} writes and the

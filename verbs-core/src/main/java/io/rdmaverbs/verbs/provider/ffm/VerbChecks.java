@@ -4,9 +4,9 @@ import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
 
 import java.lang.foreign.MemorySegment;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.Mtu;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.Handle;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
@@ -20,10 +20,6 @@ import org.jspecify.annotations.Nullable;
  * since it asks which provider made the handle.
  */
 final class VerbChecks {
-
-    /* The errno values this provider acts on rather than reports. */
-    static final int EAGAIN = Errno.EAGAIN.number();
-    static final int EINTR = Errno.EINTR.number();
 
     private VerbChecks() {
     }

@@ -3,10 +3,11 @@
  *
  * <ul>
  *   <li>{@link io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider} is the only public type: it loads the
- *       library (or explains why it cannot) and implements the verbs on handles. It keeps the data path
- *       (poll, arm, post) and delegates every other verb to a class per group: {@code DeviceVerbs},
- *       {@code DomainVerbs}, {@code CompletionVerbs}, {@code SrqVerbs}, {@code QpVerbs}, {@code MrVerbs},
- *       {@code AhVerbs} and {@code AsyncEventVerbs}, with the shared checks in {@code VerbChecks}.</li>
+ *       library (or explains why it cannot) and hands out one object per verb group, each implementing
+ *       that group's interface: {@code NativeDeviceVerbs}, {@code NativeDomainVerbs},
+ *       {@code NativeCompletionVerbs}, {@code NativeSrqVerbs}, {@code NativeQpVerbs}, {@code NativeMrVerbs},
+ *       {@code NativeAhVerbs} and {@code NativeAsyncEventVerbs}, with the handle checks in the provider
+ *       and the shared failure checks in {@code VerbChecks}.</li>
  *   <li>{@code Libibverbs} and {@code Libc} hold one downcall handle per exported symbol;
  *       {@code InlineVerbs} ports the static-inline verbs of {@code <infiniband/verbs.h>}, which dispatch
  *       through {@code struct verbs_context} and {@code struct ibv_context_ops} function pointers.</li>

@@ -1,12 +1,12 @@
 package io.rdmaverbs.verbs.provider.simulated;
 
-import io.rdmaverbs.verbs.Errno;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.WcFlag;
 import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.error.Errno;
 
 /**
  * The kernel driver (with its rdma-core provider) whose answers a simulated device reproduces where
@@ -29,8 +29,8 @@ public enum Driver {
      * answer EINVAL ({@code __rxe_add_to_pool}; observed for {@code max_ah}); its MR pool answers ENOMEM.
      * mlx5's firmware answers a resource-limit error that the driver maps to ENOMEM.
      */
-    Errno exhausted(ResourceKind kind) {
-        return this == RXE && kind != ResourceKind.MR ? Errno.EINVAL : Errno.ENOMEM;
+    Errno exhausted(KernelObjectKind kind) {
+        return this == RXE && kind != KernelObjectKind.MR ? Errno.EINVAL : Errno.ENOMEM;
     }
 
     /** {@code ibv_create_srq_ex} of an XRC SRQ on a device without XRC: rxe answers EINVAL (observed). */

@@ -43,7 +43,7 @@ final class Fabric {
 
     private final List<SimDevice> devices;
     /** Requesters whose head WR waits for a receive WR (RNR with infinite retry). */
-    private final Set<QueuePair> stalled = new LinkedHashSet<>();
+    private final Set<KernelQp> stalled = new LinkedHashSet<>();
 
     Fabric(List<SimDevice> devices) {
         this.devices = List.copyOf(devices);
@@ -65,7 +65,7 @@ final class Fabric {
     // ---- send queue processing ---------------------------------------------------------------
 
     /** Queues a posted WR and runs the send queue if the QP may send. */
-    void submit(QueuePair qp, PostedSend wr) {
+    void submit(KernelQp qp, PostedSend wr) {
         qp.sendQueue.addLast(wr);
         if (qp.state == QpState.RTS) {
             pump(qp);
@@ -75,7 +75,7 @@ final class Fabric {
     }
 
     /** Runs a QP's send queue until it is empty or its head must wait. */
-    void pump(QueuePair qp) {
+    void pump(KernelQp qp) {
         stalled.remove(qp);
         while (qp.state == QpState.RTS && !qp.destroyed) {
             PostedSend wr = qp.sendQueue.pollFirst();
@@ -92,17 +92,17 @@ final class Fabric {
 
     /** Retries every stalled requester: a receive WR was posted, or a path changed. */
     void pumpStalled() {
-        for (QueuePair qp : List.copyOf(stalled)) {
+        for (KernelQp qp : List.copyOf(stalled)) {
             pump(qp);
         }
     }
 
-    void forget(QueuePair qp) {
+    void forget(KernelQp qp) {
         stalled.remove(qp);
     }
 
     /** Moves a QP to the error state and flushes its queues, as any error completion does. */
-    void moveToError(QueuePair qp) {
+    void moveToError(KernelQp qp) {
         qp.state = QpState.ERR;
         stalled.remove(qp);
         flushSend(qp);
@@ -110,13 +110,13 @@ final class Fabric {
     }
 
     /** RESET drops the queued WRs without completions. */
-    void reset(QueuePair qp) {
+    void reset(KernelQp qp) {
         stalled.remove(qp);
         qp.sendQueue.clear();
         qp.recvQueue.clear();
     }
 
-    private void flushSend(QueuePair qp) {
+    private void flushSend(KernelQp qp) {
         PostedSend wr;
         while ((wr = qp.sendQueue.pollFirst()) != null) {
             // Error completions are written whether or not the WR was signaled.
@@ -124,14 +124,14 @@ final class Fabric {
         }
     }
 
-    void flushReceive(QueuePair qp) {
+    void flushReceive(KernelQp qp) {
         PostedRecv wr;
         while ((wr = qp.recvQueue.pollFirst()) != null) {
             complete(qp.recvCq, Completion.failed(wr.wrId(), WcStatus.WR_FLUSH_ERR, qp.qpNum), true, false);
         }
     }
 
-    private Progress execute(QueuePair s, PostedSend wr) {
+    private Progress execute(KernelQp s, PostedSend wr) {
         if (!allowed(s.type, wr.opcode())) {
             // rxe's requester finds no packet opcode for the pair and fails the WQE.
             return failSend(s, wr, WcStatus.LOC_QP_OP_ERR);
@@ -154,7 +154,7 @@ final class Fabric {
 
     // ---- connected transports (RC, UC, XRC) ----------------------------------------------------
 
-    private Progress sendConnected(QueuePair s, PostedSend wr) {
+    private Progress sendConnected(KernelQp s, PostedSend wr) {
         boolean reliable = s.type != QpType.UC;
         SendOpcode op = wr.opcode();
         boolean readsRemote = op == SendOpcode.RDMA_READ || op == SendOpcode.ATOMIC_CMP_AND_SWP
@@ -170,7 +170,7 @@ final class Fabric {
                 return failSend(s, wr, s.device.driver().localKeyFault());
             }
         }
-        QueuePair r = connectedPeer(s);
+        KernelQp r = connectedPeer(s);
         if (r == null) {
             // Packets go nowhere: RC retries until retry_cnt is exhausted, UC just loses them.
             return reliable ? failSend(s, wr, WcStatus.RETRY_EXC_ERR) : completeSend(s, wr, wr.length());
@@ -194,7 +194,7 @@ final class Fabric {
         };
     }
 
-    private Progress deliverSend(QueuePair s, PostedSend wr, byte[] payload, QueuePair r, @Nullable SimSrq srq,
+    private Progress deliverSend(KernelQp s, PostedSend wr, byte[] payload, KernelQp r, @Nullable SimSrq srq,
             @Nullable SimPd targetPd, boolean reliable) {
         PostedRecv rw = nextReceive(r, srq);
         if (rw == null) {
@@ -211,7 +211,7 @@ final class Fabric {
         return completeSend(s, wr, payload.length);
     }
 
-    private Progress deliverWrite(QueuePair s, PostedSend wr, byte[] payload, QueuePair r, @Nullable SimSrq srq,
+    private Progress deliverWrite(KernelQp s, PostedSend wr, byte[] payload, KernelQp r, @Nullable SimSrq srq,
             @Nullable SimPd targetPd, boolean reliable) {
         if (!r.allows(AccessFlag.REMOTE_WRITE)) {
             return reliable ? responderRefused(s, wr, r, r.device.driver().remoteAccessNotEnabled())
@@ -238,7 +238,7 @@ final class Fabric {
         return completeSend(s, wr, payload.length);
     }
 
-    private Progress deliverRead(QueuePair s, PostedSend wr, QueuePair r, @Nullable SimPd targetPd) {
+    private Progress deliverRead(KernelQp s, PostedSend wr, KernelQp r, @Nullable SimPd targetPd) {
         if (!r.allows(AccessFlag.REMOTE_READ)) {
             return responderRefused(s, wr, r, r.device.driver().remoteAccessNotEnabled());
         }
@@ -259,7 +259,7 @@ final class Fabric {
      * Both atomics operate on 64 bits in the responder's memory (in the responder's byte order, as
      * rxe does on x86) and return the original value into the requester's buffer.
      */
-    private Progress deliverAtomic(QueuePair s, PostedSend wr, QueuePair r, @Nullable SimPd targetPd) {
+    private Progress deliverAtomic(KernelQp s, PostedSend wr, KernelQp r, @Nullable SimPd targetPd) {
         if (!r.allows(AccessFlag.REMOTE_ATOMIC)) {
             return responderRefused(s, wr, r, r.device.driver().remoteAccessNotEnabled());
         }
@@ -282,7 +282,7 @@ final class Fabric {
     }
 
     /** No receive WR at the responder: RC retries (forever with rnr_retry 7), UC drops the message. */
-    private Progress receiverNotReady(QueuePair s, PostedSend wr, boolean reliable) {
+    private Progress receiverNotReady(KernelQp s, PostedSend wr, boolean reliable) {
         if (!reliable) {
             return completeSend(s, wr, wr.length());
         }
@@ -294,7 +294,7 @@ final class Fabric {
     }
 
     /** The responder consumed a receive WR and failed it: both sides complete in error (RC). */
-    private Progress responderFault(QueuePair s, PostedSend wr, QueuePair r, @Nullable SimSrq srq, PostedRecv rw,
+    private Progress responderFault(KernelQp s, PostedSend wr, KernelQp r, @Nullable SimSrq srq, PostedRecv rw,
             WcStatus status, boolean reliable) {
         consumeReceive(r, srq);
         complete(r.receiveCompletionQueue(srq), Completion.failed(rw.wrId(), status, r.qpNum), true, false);
@@ -304,7 +304,7 @@ final class Fabric {
     }
 
     /** A class C responder error (access): the responder NAKs and moves to the error state too. */
-    private Progress responderRefused(QueuePair s, PostedSend wr, QueuePair r, WcStatus status) {
+    private Progress responderRefused(KernelQp s, PostedSend wr, KernelQp r, WcStatus status) {
         moveToError(r);
         return failSend(s, wr, status);
     }
@@ -314,7 +314,7 @@ final class Fabric {
      * down, no such QP, wrong type or port, not ready to receive, or (rxe's {@code check_addr}) a
      * responder whose own path does not point back at the requester.
      */
-    private @Nullable QueuePair connectedPeer(QueuePair s) {
+    private @Nullable KernelQp connectedPeer(KernelQp s) {
         AddressVector path = s.path;
         if (path == null || s.device.fatal || !s.device.portActive(s.port)) {
             return null;
@@ -324,7 +324,7 @@ final class Fabric {
         if (end == null || end.device.fatal || !end.device.portActive(end.port)) {
             return null;
         }
-        QueuePair r = end.device.qps.get(s.destQpNum);
+        KernelQp r = end.device.qps.get(s.destQpNum);
         if (r == null || r.destroyed || r.port != end.port || !r.canReceive() || !connects(s.type, r.type)) {
             return null;
         }
@@ -354,7 +354,7 @@ final class Fabric {
 
     // ---- datagrams (UD) ----------------------------------------------------------------------------
 
-    private Progress sendDatagram(QueuePair s, PostedSend wr) {
+    private Progress sendDatagram(KernelQp s, PostedSend wr) {
         SimAh ah = wr.ah();
         if (ah == null || ah.isDestroyed()) {
             return failSend(s, wr, WcStatus.LOC_QP_OP_ERR);
@@ -369,7 +369,7 @@ final class Fabric {
             return failSend(s, wr, s.device.driver().localKeyFault());
         }
         if (!s.device.fatal && s.device.portActive(s.port)) {
-            for (QueuePair r : datagramReceivers(s, ah.address, wr.remoteQpn(), port.linkLayer())) {
+            for (KernelQp r : datagramReceivers(s, ah.address, wr.remoteQpn(), port.linkLayer())) {
                 deliverDatagram(s, wr, ah.address, payload, r);
             }
         }
@@ -377,15 +377,15 @@ final class Fabric {
         return completeSend(s, wr, payload.length);
     }
 
-    private List<QueuePair> datagramReceivers(QueuePair s, AddressVector av, int remoteQpn, LinkLayer linkLayer) {
-        List<QueuePair> receivers = new ArrayList<>();
+    private List<KernelQp> datagramReceivers(KernelQp s, AddressVector av, int remoteQpn, LinkLayer linkLayer) {
+        List<KernelQp> receivers = new ArrayList<>();
         boolean global = av.globalRoute() != null;
         Gid destination = global ? av.globalRoute().destinationGid() : Gid.ZERO;
         boolean multicast = global ? destination.isMulticast()
                 : av.destinationLid() >= 0xc000 && av.destinationLid() < 0xffff;
         if (!multicast) {
             Endpoint end = resolve(av, linkLayer);
-            QueuePair r = end == null ? null : end.device.qps.get(remoteQpn);
+            KernelQp r = end == null ? null : end.device.qps.get(remoteQpn);
             if (r != null && r.type == QpType.UD && r.port == end.port) {
                 receivers.add(r);
             }
@@ -395,7 +395,7 @@ final class Fabric {
             if (device == s.device && !s.device.driver().loopsBackMulticast()) {
                 continue;
             }
-            for (QueuePair r : groupMembers(device, global ? destination : null, av.destinationLid())) {
+            for (KernelQp r : groupMembers(device, global ? destination : null, av.destinationLid())) {
                 if (device.profile.port(r.port).linkLayer() == linkLayer) {
                     receivers.add(r);
                 }
@@ -404,9 +404,9 @@ final class Fabric {
         return receivers;
     }
 
-    private static Set<QueuePair> groupMembers(SimDevice device, @Nullable Gid gid, int lid) {
-        Set<QueuePair> members = new LinkedHashSet<>();
-        for (QueuePair qp : device.qps.values()) {
+    private static Set<KernelQp> groupMembers(SimDevice device, @Nullable Gid gid, int lid) {
+        Set<KernelQp> members = new LinkedHashSet<>();
+        for (KernelQp qp : device.qps.values()) {
             for (SimQp handle : qp.handles) {
                 for (SimQp.Attachment a : handle.attachments) {
                     if (gid != null ? a.gid().equals(gid) : a.lid() == lid) {
@@ -418,7 +418,7 @@ final class Fabric {
         return members;
     }
 
-    private void deliverDatagram(QueuePair s, PostedSend wr, AddressVector av, byte[] payload, QueuePair r) {
+    private void deliverDatagram(KernelQp s, PostedSend wr, AddressVector av, byte[] payload, KernelQp r) {
         if (r.destroyed || !r.canReceive() || r.device.fatal || !r.device.portActive(r.port)) {
             return;
         }
@@ -448,7 +448,7 @@ final class Fabric {
      * header UDP, payload length counting UDP, BTH, DETH, immediate, padding and ICRC); for InfiniBand
      * the GRH (next header 0x1B).
      */
-    private static byte[] grh(QueuePair s, PostedSend wr, AddressVector av, int length) {
+    private static byte[] grh(KernelQp s, PostedSend wr, AddressVector av, int length) {
         var route = av.globalRoute();
         boolean roce = s.device.profile.port(s.port).linkLayer() == LinkLayer.ETHERNET;
         int padded = (length + 3) & ~3;
@@ -494,7 +494,7 @@ final class Fabric {
     // ---- memory -------------------------------------------------------------------------------------------
 
     /** The bytes a send or write carries, or null when an SGE fails the local key check. */
-    private static byte @Nullable [] gather(QueuePair s, PostedSend wr) {
+    private static byte @Nullable [] gather(KernelQp s, PostedSend wr) {
         if (wr.inlineData() != null) {
             return wr.inlineData();
         }
@@ -519,7 +519,7 @@ final class Fabric {
         return data;
     }
 
-    private static boolean localDestinationValid(QueuePair s, PostedSend wr) {
+    private static boolean localDestinationValid(KernelQp s, PostedSend wr) {
         for (int i = 0; i < wr.addresses().length; i++) {
             if (wr.lengths()[i] != 0 && localRegion(s, wr.lkeys()[i], wr.addresses()[i], wr.lengths()[i], true) == null) {
                 return false;
@@ -529,7 +529,7 @@ final class Fabric {
     }
 
     /** Writes a READ or atomic result into the requester's SGEs. */
-    private static boolean scatterLocal(QueuePair s, PostedSend wr, byte[] data) {
+    private static boolean scatterLocal(KernelQp s, PostedSend wr, byte[] data) {
         int offset = 0;
         for (int i = 0; i < wr.addresses().length && offset < data.length; i++) {
             int length = Math.min(wr.lengths()[i], data.length - offset);
@@ -545,7 +545,7 @@ final class Fabric {
         return true;
     }
 
-    private static @Nullable SimMr localRegion(QueuePair s, int lkey, long address, long length, boolean writes) {
+    private static @Nullable SimMr localRegion(KernelQp s, int lkey, long address, long length, boolean writes) {
         SimMr mr = s.device.mrs.get(lkey);
         if (mr == null || mr.isDestroyed() || mr.pd != s.pd || !mr.covers(address, length)
                 || (writes && !mr.allows(AccessFlag.LOCAL_WRITE))) {
@@ -631,11 +631,11 @@ final class Fabric {
 
     // ---- receive queues and completions -----------------------------------------------------------------
 
-    private static @Nullable PostedRecv nextReceive(QueuePair r, @Nullable SimSrq srq) {
+    private static @Nullable PostedRecv nextReceive(KernelQp r, @Nullable SimSrq srq) {
         return srq != null ? srq.queue.peekFirst() : r.recvQueue.peekFirst();
     }
 
-    private static void consumeReceive(QueuePair r, @Nullable SimSrq srq) {
+    private static void consumeReceive(KernelQp r, @Nullable SimSrq srq) {
         if (srq != null) {
             srq.queue.pollFirst();
         } else {
@@ -643,7 +643,7 @@ final class Fabric {
         }
     }
 
-    private static Completion receiveCompletion(QueuePair s, QueuePair r, PostedRecv rw, WcOpcode opcode, int length,
+    private static Completion receiveCompletion(KernelQp s, KernelQp r, PostedRecv rw, WcOpcode opcode, int length,
             boolean immediate, PostedSend wr, boolean grh) {
         Driver driver = r.device.driver();
         boolean infiniband = r.device.profile.port(r.port).linkLayer() == LinkLayer.INFINIBAND;
@@ -652,7 +652,7 @@ final class Fabric {
                 driver.receiveSourceQp(r.type, s.qpNum), driver.receiveFlags(grh, immediate), sourceLid);
     }
 
-    private Progress completeSend(QueuePair s, PostedSend wr, long length) {
+    private Progress completeSend(KernelQp s, PostedSend wr, long length) {
         if (wr.signaled(s.signalAll)) {
             complete(s.sendCq, new Completion(wr.wrId(), WcStatus.SUCCESS, wr.opcode().completionOpcode(),
                     (int) length, 0, s.qpNum, 0, s.device.driver().sendFlags(wr.opcode()), 0), false, false);
@@ -660,7 +660,7 @@ final class Fabric {
         return Progress.DONE;
     }
 
-    private Progress failSend(QueuePair s, PostedSend wr, WcStatus status) {
+    private Progress failSend(KernelQp s, PostedSend wr, WcStatus status) {
         complete(s.sendCq, Completion.failed(wr.wrId(), status, s.qpNum), false, false);
         moveToError(s);
         return Progress.DONE;

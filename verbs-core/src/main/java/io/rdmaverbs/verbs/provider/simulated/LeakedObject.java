@@ -10,5 +10,5 @@ package io.rdmaverbs.verbs.provider.simulated;
  * @param kind what the object is
  * @param handle the object's description, as its handle gave it
  */
-public record LeakedObject(String device, String context, ResourceKind kind, String handle) {
+public record LeakedObject(String device, String context, KernelObjectKind kind, String handle) {
 }

@@ -11,7 +11,7 @@ final class SimAh extends SimHandle implements AhHandle {
     final AddressVector address;
 
     SimAh(SimContext context, long id, SimPd pd, AddressVector address) {
-        super(context.provider, context.device, ResourceKind.AH, id);
+        super(context.provider, context.device, KernelObjectKind.AH, id);
         this.context = context;
         this.pd = pd;
         this.address = address;

@@ -4,10 +4,11 @@ import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.locked;
 
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.LinkLayer;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
 import io.rdmaverbs.verbs.provider.AhHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 
@@ -15,7 +16,7 @@ import io.rdmaverbs.verbs.provider.PdHandle;
  * Address handles: {@code ibv_create_ah} and {@code ibv_destroy_ah}, and the address vector check that
  * {@code ibv_modify_qp} applies to a connected QP's path as well.
  */
-final class SimAhVerbs {
+final class SimAhVerbs implements AddressHandleVerbs {
 
     private final SimUverbs uverbs;
 
@@ -23,7 +24,8 @@ final class SimAhVerbs {
         this.uverbs = uverbs;
     }
 
-    AhHandle createAh(PdHandle pd, AddressVector address) {
+    @Override
+    public AhHandle createAh(PdHandle pd, AddressVector address) {
         SimPd p = uverbs.own(pd, SimPd.class);
         Objects.requireNonNull(address, "address");
         SimDevice d = p.device;
@@ -31,21 +33,22 @@ final class SimAhVerbs {
             p.requireUsable();
             d.requireAlive("ibv_create_ah", p.describe());
             checkAddress("ibv_create_ah", p.describe(), d, address);
-            d.allocate(ResourceKind.AH, "ibv_create_ah", p.describe());
-            SimAh ah = new SimAh(p.context(), d.nextId(ResourceKind.AH), p, address);
+            d.allocate(KernelObjectKind.AH, "ibv_create_ah", p.describe());
+            SimAh ah = new SimAh(p.context(), d.nextId(KernelObjectKind.AH), p, address);
             p.usecnt++;
             p.context().adopt(ah);
             return ah;
         });
     }
 
-    void destroyAh(AhHandle ah) {
+    @Override
+    public void destroyAh(AhHandle ah) {
         SimAh a = uverbs.own(ah, SimAh.class);
         SimDevice d = a.device;
         locked(d, () -> {
             a.requireUsable();
             a.pd.usecnt--;
-            d.free(ResourceKind.AH);
+            d.free(KernelObjectKind.AH);
             a.context().release(a);
             a.markDestroyed();
         });
@@ -74,7 +77,7 @@ final class SimAhVerbs {
                     + " is outside the table of " + port.gidTableLength());
         }
         if (port.gid(route.sourceGidIndex()).isZero()) {
-            throw new VerbsException(verb, resource, SimulatedProvider.ENODATA, "source GID index " + route.sourceGidIndex()
+            throw new VerbsException(verb, resource, Errno.ENODATA, "source GID index " + route.sourceGidIndex()
                     + " of port " + av.portNumber() + " is empty; GIDs in use: " + port.gids());
         }
     }

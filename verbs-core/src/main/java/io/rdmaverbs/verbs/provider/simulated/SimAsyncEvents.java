@@ -4,12 +4,13 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.AsyncEventType;
 import io.rdmaverbs.verbs.attr.PortState;
 import io.rdmaverbs.verbs.attr.QpState;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.AsyncEventRecord;
+import io.rdmaverbs.verbs.provider.AsyncEventVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 
 import org.jspecify.annotations.Nullable;
@@ -18,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * Async events: the queue {@code ibv_get_async_event} reads, and the simulation hooks that raise them
  * (a port changing state, a device's fatal error).
  */
-final class SimAsyncEvents {
+final class SimAsyncEvents implements AsyncEventVerbs {
 
     private final SimUverbs uverbs;
     private final Fabric fabric;
@@ -30,7 +31,12 @@ final class SimAsyncEvents {
         this.devices = devices;
     }
 
-    @Nullable AsyncEventRecord getAsyncEvent(ContextHandle context, long timeoutMillis) {
+    /**
+     * Negative {@code timeoutMillis} waits without limit. After a fatal device error the queued events
+     * (DEVICE_FATAL among them) are still returned; then EIO.
+     */
+    @Override
+    public @Nullable AsyncEventRecord getAsyncEvent(ContextHandle context, long timeoutMillis) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         AsyncEventRecord event = ctx.asyncEvents.poll();
         if (event == SimContext.WAKE) {
@@ -64,7 +70,8 @@ final class SimAsyncEvents {
         return null;
     }
 
-    void wakeAsyncEventWaiters(ContextHandle context) {
+    @Override
+    public void wakeAsyncEventWaiters(ContextHandle context) {
         SimContext ctx = uverbs.identify(context, SimContext.class);
         if (!ctx.isDestroyed() && ctx.wakePending.compareAndSet(false, true)) {
             ctx.asyncEvents.add(SimContext.WAKE);
@@ -99,7 +106,7 @@ final class SimAsyncEvents {
             }
             d.fatal = true;
             d.broadcast(new AsyncEventRecord(AsyncEventType.DEVICE_FATAL, null, 0));
-            for (QueuePair q : List.copyOf(d.qps.values())) {
+            for (KernelQp q : List.copyOf(d.qps.values())) {
                 if (q.state != QpState.RESET && q.state != QpState.ERR) {
                     fabric.moveToError(q);
                 }

@@ -20,7 +20,7 @@ final class SimCompChannel extends SimHandle implements CompChannelHandle {
     boolean wakePending;
 
     SimCompChannel(SimContext context, long id, int fd) {
-        super(context.provider, context.device, ResourceKind.COMP_CHANNEL, id);
+        super(context.provider, context.device, KernelObjectKind.COMP_CHANNEL, id);
         this.context = context;
         this.fd = fd;
         this.eventArrived = context.device.lock.newCondition();

@@ -6,10 +6,11 @@ import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.users;
 
 import java.util.concurrent.TimeUnit;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CompChannelHandle;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
 
@@ -20,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * events a channel hands out and {@code ibv_ack_cq_events} acknowledges ({@code ibv_destroy_cq} waits
  * for them).
  */
-final class SimCompletionVerbs {
+final class SimCompletionVerbs implements CompletionVerbs {
 
     private final SimUverbs uverbs;
     private final DescriptorTable descriptors;
@@ -30,20 +31,23 @@ final class SimCompletionVerbs {
         this.descriptors = descriptors;
     }
 
-    CompChannelHandle createCompChannel(ContextHandle context) {
+    @Override
+    public CompChannelHandle createCompChannel(ContextHandle context) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimDevice d = ctx.device;
         return locked(d, () -> {
             d.requireAlive("ibv_create_comp_channel", ctx.describe());
-            d.allocate(ResourceKind.COMP_CHANNEL, "ibv_create_comp_channel", ctx.describe());
-            SimCompChannel channel = new SimCompChannel(ctx, d.nextId(ResourceKind.COMP_CHANNEL),
+            d.allocate(KernelObjectKind.COMP_CHANNEL, "ibv_create_comp_channel", ctx.describe());
+            SimCompChannel channel = new SimCompChannel(ctx, d.nextId(KernelObjectKind.COMP_CHANNEL),
                     descriptors.openChannel());
             ctx.adopt(channel);
             return channel;
         });
     }
 
-    void destroyCompChannel(CompChannelHandle channel) {
+    /** libibverbs refuses while CQs were created on the channel ({@code channel->refcnt}), even after a fatal error. */
+    @Override
+    public void destroyCompChannel(CompChannelHandle channel) {
         SimCompChannel ch = uverbs.own(channel, SimCompChannel.class);
         SimDevice d = ch.device;
         locked(d, () -> {
@@ -55,14 +59,15 @@ final class SimCompletionVerbs {
             }
             descriptors.closeChannel(ch.fd());
             ch.events.clear();
-            d.free(ResourceKind.COMP_CHANNEL);
+            d.free(KernelObjectKind.COMP_CHANNEL);
             ch.context().release(ch);
             ch.markDestroyed();
             ch.eventArrived.signalAll();
         });
     }
 
-    CqHandle createCq(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector) {
+    @Override
+    public CqHandle createCq(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimCompChannel ch = channel == null ? null : uverbs.own(channel, SimCompChannel.class);
         SimDevice d = ctx.device;
@@ -84,8 +89,8 @@ final class SimCompletionVerbs {
                 throw new VerbsException("ibv_create_cq", ctx.describe(), Errno.EINVAL, "cqe " + cqe
                         + " is outside 1.." + maxCqe + " (max_cqe of " + d.name() + ")");
             }
-            d.allocate(ResourceKind.CQ, "ibv_create_cq", ctx.describe());
-            SimCq cq = new SimCq(ctx, d.nextId(ResourceKind.CQ), Driver.queueSlots(cqe), ch);
+            d.allocate(KernelObjectKind.CQ, "ibv_create_cq", ctx.describe());
+            SimCq cq = new SimCq(ctx, d.nextId(KernelObjectKind.CQ), Driver.queueSlots(cqe), ch);
             if (ch != null) {
                 ch.refcnt++;
             }
@@ -94,7 +99,18 @@ final class SimCompletionVerbs {
         });
     }
 
-    void destroyCq(CqHandle cq) {
+    /**
+     * {@code ibv_destroy_cq}: EBUSY while QPs or XRC SRQs use the CQ. Otherwise the kernel object goes,
+     * and then - like libibverbs' {@code ibv_cmd_destroy_cq} - this call BLOCKS until every completion
+     * event {@link #getCqEvent} returned for the CQ has been acknowledged with {@link #ackCqEvents}, by
+     * this or another thread. Events still queued on the channel and not yet returned are discarded.
+     *
+     * <p>The wait is interruptible (libibverbs' is not): an interrupt ends it with EINTR, the interrupt
+     * flag set again, and the handle left alive but usable only for {@link #ackCqEvents} and another
+     * {@code destroyCq}, which resumes the wait. After a fatal device error it does not wait.
+     */
+    @Override
+    public void destroyCq(CqHandle cq) {
         SimCq c = uverbs.identify(cq, SimCq.class);
         requireNotDestroyed(c);
         SimDevice d = c.device;
@@ -112,7 +128,7 @@ final class SimCompletionVerbs {
                 if (c.channel != null) {
                     c.channel.events.removeIf(e -> e == c);
                 }
-                d.free(ResourceKind.CQ);
+                d.free(KernelObjectKind.CQ);
             }
             while (!d.fatal && c.eventsAcked != c.eventsDelivered) {
                 try {
@@ -135,7 +151,8 @@ final class SimCompletionVerbs {
         }
     }
 
-    void reqNotifyCq(CqHandle cq, boolean solicitedOnly) {
+    @Override
+    public void reqNotifyCq(CqHandle cq, boolean solicitedOnly) {
         SimCq c = uverbs.own(cq, SimCq.class);
         SimDevice d = c.device;
         locked(d, () -> {
@@ -150,7 +167,9 @@ final class SimCompletionVerbs {
         });
     }
 
-    int pollCq(CqHandle cq, WorkCompletions completions, int max) {
+    /** Works after a fatal device error too: polling reads user-mapped memory, no system call. */
+    @Override
+    public int pollCq(CqHandle cq, WorkCompletions completions, int max) {
         SimCq c = uverbs.own(cq, SimCq.class);
         if (!(completions instanceof SimWorkCompletions wc) || wc.provider != uverbs.provider) {
             throw new IllegalArgumentException("work completions must come from this provider's newWorkCompletions");
@@ -171,7 +190,14 @@ final class SimCompletionVerbs {
         });
     }
 
-    @Nullable CqHandle getCqEvent(CompChannelHandle channel, long timeoutMillis) {
+    @Override
+    public WorkCompletions newWorkCompletions(int capacity) {
+        return new SimWorkCompletions(uverbs.provider, capacity);
+    }
+
+    /** Negative {@code timeoutMillis} waits without limit, like {@code poll(2)}. */
+    @Override
+    public @Nullable CqHandle getCqEvent(CompChannelHandle channel, long timeoutMillis) {
         SimCompChannel ch = uverbs.own(channel, SimCompChannel.class);
         SimDevice d = ch.device;
         long remaining = TimeUnit.MILLISECONDS.toNanos(Math.max(timeoutMillis, 0));
@@ -212,7 +238,8 @@ final class SimCompletionVerbs {
         }
     }
 
-    void wakeCqEventWaiters(CompChannelHandle channel) {
+    @Override
+    public void wakeCqEventWaiters(CompChannelHandle channel) {
         SimCompChannel ch = uverbs.identify(channel, SimCompChannel.class);
         SimDevice d = ch.device;
         locked(d, () -> {
@@ -224,7 +251,9 @@ final class SimCompletionVerbs {
         });
     }
 
-    void ackCqEvents(CqHandle cq, int count) {
+    /** Acknowledging more events than {@link #getCqEvent} returned and were not yet acknowledged is a caller bug. */
+    @Override
+    public void ackCqEvents(CqHandle cq, int count) {
         SimCq c = uverbs.identify(cq, SimCq.class);
         if (count < 0) {
             throw new IllegalArgumentException("count must be >= 0, was " + count);

@@ -27,7 +27,7 @@ final class SimContext extends SimHandle implements ContextHandle {
     final AtomicBoolean wakePending = new AtomicBoolean();
 
     SimContext(SimulatedProvider provider, SimDevice device, long id) {
-        super(provider, device, ResourceKind.CONTEXT, id);
+        super(provider, device, KernelObjectKind.CONTEXT, id);
     }
 
     @Override

@@ -31,7 +31,7 @@ final class SimCq extends SimHandle implements CqHandle {
     boolean kernelGone;
 
     SimCq(SimContext context, long id, int capacity, @Nullable SimCompChannel channel) {
-        super(context.provider, context.device, ResourceKind.CQ, id);
+        super(context.provider, context.device, KernelObjectKind.CQ, id);
         this.context = context;
         this.capacity = capacity;
         this.channel = channel;

@@ -10,11 +10,11 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.PortState;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.AsyncEventRecord;
 
 /**
@@ -30,18 +30,18 @@ final class SimDevice {
     final ReentrantLock lock = new ReentrantLock();
     private final PortState[] portStates;
     volatile boolean fatal;
-    private final EnumMap<ResourceKind, Integer> live = new EnumMap<>(ResourceKind.class);
-    private final EnumMap<ResourceKind, Long> ids = new EnumMap<>(ResourceKind.class);
+    private final EnumMap<KernelObjectKind, Integer> live = new EnumMap<>(KernelObjectKind.class);
+    private final EnumMap<KernelObjectKind, Long> ids = new EnumMap<>(KernelObjectKind.class);
     private long domainIds;
     private int nextQpNum;
     private int nextSrqNum = 1;
     private int nextMrIndex = 1;
     private final Random keys;
-    final Map<Integer, QueuePair> qps = new HashMap<>();
+    final Map<Integer, KernelQp> qps = new HashMap<>();
     final Map<Integer, SimSrq> xrcSrqs = new HashMap<>();
     final Map<Integer, SimMr> mrs = new HashMap<>();
-    final Map<Object, XrcDomain> domainsByInode = new HashMap<>();
-    final Map<Gid, Set<QueuePair>> multicastGroups = new HashMap<>();
+    final Map<Object, KernelXrcd> domainsByInode = new HashMap<>();
+    final Map<Gid, Set<KernelQp>> multicastGroups = new HashMap<>();
     final Set<SimContext> contexts = new LinkedHashSet<>();
     final List<LeakedObject> leaks = new ArrayList<>();
     private int openDomains;
@@ -53,7 +53,7 @@ final class SimDevice {
         this.nextQpNum = profile.driver().firstQpNumber();
         // Keys look random on real devices; a seed from the GUID keeps runs reproducible.
         this.keys = new Random(profile.guid());
-        for (ResourceKind kind : ResourceKind.values()) {
+        for (KernelObjectKind kind : KernelObjectKind.values()) {
             live.put(kind, 0);
             ids.put(kind, 0L);
         }
@@ -91,14 +91,14 @@ final class SimDevice {
         }
     }
 
-    long nextId(ResourceKind kind) {
+    long nextId(KernelObjectKind kind) {
         long id = ids.get(kind) + 1;
         ids.put(kind, id);
         return id;
     }
 
     /** Counts a new kernel object, or fails as the driver does when the device limit is reached. */
-    void allocate(ResourceKind kind, String verb, String resource) {
+    void allocate(KernelObjectKind kind, String verb, String resource) {
         int count = live.get(kind);
         int limit = limit(kind);
         if (count >= limit) {
@@ -109,11 +109,11 @@ final class SimDevice {
         live.put(kind, count + 1);
     }
 
-    void free(ResourceKind kind) {
+    void free(KernelObjectKind kind) {
         live.put(kind, live.get(kind) - 1);
     }
 
-    private int limit(ResourceKind kind) {
+    private int limit(KernelObjectKind kind) {
         DeviceAttributes a = profile.attributes();
         return switch (kind) {
             case PD -> a.maxPd();
@@ -126,17 +126,17 @@ final class SimDevice {
         };
     }
 
-    XrcDomain newDomain(Object inode) {
+    KernelXrcd newDomain(Object inode) {
         openDomains++;
-        return new XrcDomain(++domainIds, inode);
+        return new KernelXrcd(++domainIds, inode);
     }
 
-    XrcDomain newPrivateDomain() {
+    KernelXrcd newPrivateDomain() {
         openDomains++;
-        return new XrcDomain(++domainIds, null);
+        return new KernelXrcd(++domainIds, null);
     }
 
-    void domainGone(XrcDomain domain) {
+    void domainGone(KernelXrcd domain) {
         openDomains--;
         if (domain.inode != null) {
             domainsByInode.remove(domain.inode);
@@ -181,8 +181,8 @@ final class SimDevice {
     }
 
     ResourceCounts counts() {
-        return new ResourceCounts(name(), contexts.size(), live.get(ResourceKind.PD), openDomains,
-                live.get(ResourceKind.COMP_CHANNEL), live.get(ResourceKind.CQ), live.get(ResourceKind.SRQ),
-                live.get(ResourceKind.QP), live.get(ResourceKind.MR), live.get(ResourceKind.AH));
+        return new ResourceCounts(name(), contexts.size(), live.get(KernelObjectKind.PD), openDomains,
+                live.get(KernelObjectKind.COMP_CHANNEL), live.get(KernelObjectKind.CQ), live.get(KernelObjectKind.SRQ),
+                live.get(KernelObjectKind.QP), live.get(KernelObjectKind.MR), live.get(KernelObjectKind.AH));
     }
 }

@@ -11,20 +11,21 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.PortAttributes;
 import io.rdmaverbs.verbs.attr.PortState;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
 
 /**
  * The devices of a {@link SimulatedProvider} and the verbs on them: {@code ibv_get_device_list},
  * {@code ibv_open_device}/{@code ibv_close_device} and the queries of device, ports and GIDs.
  */
-final class SimDeviceVerbs {
+final class SimDeviceVerbs implements DeviceVerbs {
 
     private final SimUverbs uverbs;
     private final List<SimDevice> devices;
@@ -84,24 +85,33 @@ final class SimDeviceVerbs {
         return devices;
     }
 
-    List<DeviceInfo> devices() {
+    @Override
+    public List<DeviceInfo> devices() {
         return devices.stream().map(d -> d.profile.info()).toList();
     }
 
-    ContextHandle openDevice(DeviceInfo device) {
+    @Override
+    public ContextHandle openDevice(DeviceInfo device) {
         Objects.requireNonNull(device, "device");
         SimDevice d = devices.stream().filter(x -> x.profile.info().equals(device)).findFirst()
                 .orElseThrow(() -> new VerbsException("ibv_open_device", device.name(), Errno.ENODEV,
                         "no such device in this simulated provider; it has " + byName.keySet()));
         return locked(d, () -> {
             d.requireAlive("ibv_open_device", d.name());
-            SimContext context = new SimContext(uverbs.provider, d, d.nextId(ResourceKind.CONTEXT));
+            SimContext context = new SimContext(uverbs.provider, d, d.nextId(KernelObjectKind.CONTEXT));
             d.contexts.add(context);
             return context;
         });
     }
 
-    void closeDevice(ContextHandle context) {
+    /**
+     * {@code ibv_close_device} succeeds with objects still alive, and does not free them: they stay in
+     * the device's accounting, unusable, and are reported by {@link SimulatedProvider#leakedObjects()}.
+     * (In the kernel the uverbs file is released only when its last reference goes; the queue buffers
+     * rdma-core maps hold such references until the process exits.)
+     */
+    @Override
+    public void closeDevice(ContextHandle context) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimDevice d = ctx.device;
         locked(d, () -> {
@@ -117,13 +127,15 @@ final class SimDeviceVerbs {
         });
     }
 
-    DeviceAttributes queryDevice(ContextHandle context) {
+    @Override
+    public DeviceAttributes queryDevice(ContextHandle context) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         ctx.device.requireAlive("ibv_query_device", ctx.describe());
         return ctx.device.profile.attributes();
     }
 
-    PortAttributes queryPort(ContextHandle context, int port) {
+    @Override
+    public PortAttributes queryPort(ContextHandle context, int port) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimDevice d = ctx.device;
         return locked(d, () -> {
@@ -138,7 +150,9 @@ final class SimDeviceVerbs {
         });
     }
 
-    Gid queryGid(ContextHandle context, int port, int index) {
+    /** An index inside the table whose entry is empty reads as the zero GID (libibverbs maps ENODATA to it). */
+    @Override
+    public Gid queryGid(ContextHandle context, int port, int index) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         ctx.device.requireAlive("ibv_query_gid", ctx.describe());
         requirePort("ibv_query_gid", ctx, port);

@@ -6,10 +6,11 @@ import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.users;
 import java.nio.file.Path;
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.OpenFlags;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
 
@@ -18,7 +19,7 @@ import io.rdmaverbs.verbs.provider.XrcdHandle;
  * refcount, and {@code ibv_open_xrcd}/{@code ibv_close_xrcd} with domains shared per device by the inode
  * of the file that names them.
  */
-final class SimDomains {
+final class SimDomains implements DomainVerbs {
 
     private final SimUverbs uverbs;
     private final DescriptorTable descriptors;
@@ -28,19 +29,21 @@ final class SimDomains {
         this.descriptors = descriptors;
     }
 
-    PdHandle allocPd(ContextHandle context) {
+    @Override
+    public PdHandle allocPd(ContextHandle context) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimDevice d = ctx.device;
         return locked(d, () -> {
             d.requireAlive("ibv_alloc_pd", ctx.describe());
-            d.allocate(ResourceKind.PD, "ibv_alloc_pd", ctx.describe());
-            SimPd pd = new SimPd(ctx, d.nextId(ResourceKind.PD));
+            d.allocate(KernelObjectKind.PD, "ibv_alloc_pd", ctx.describe());
+            SimPd pd = new SimPd(ctx, d.nextId(KernelObjectKind.PD));
             ctx.adopt(pd);
             return pd;
         });
     }
 
-    void deallocPd(PdHandle pd) {
+    @Override
+    public void deallocPd(PdHandle pd) {
         SimPd p = uverbs.own(pd, SimPd.class);
         SimDevice d = p.device;
         locked(d, () -> {
@@ -50,21 +53,32 @@ final class SimDomains {
                         + " object(s) (QPs, SRQs, MRs, AHs): " + users(p.context(), h -> usesPd(h, p))
                         + "; destroy them first");
             }
-            d.free(ResourceKind.PD);
+            d.free(KernelObjectKind.PD);
             p.context().release(p);
             p.markDestroyed();
         });
     }
 
-    int openFile(Path file, boolean create) {
+    @Override
+    public int openFile(Path file, boolean create) {
         return descriptors.openFile(Objects.requireNonNull(file, "file"), create);
     }
 
-    void closeFile(int fd) {
+    @Override
+    public void closeFile(int fd) {
         descriptors.closeFile(fd);
     }
 
-    XrcdHandle openXrcd(ContextHandle context, int fd, int oflags) {
+    /**
+     * {@code ibv_open_xrcd}, as the kernel's {@code ib_uverbs_open_xrcd} decides: a domain is shared per
+     * device by inode; O_CREAT creates it, O_CREAT|O_EXCL refuses an existing one (EINVAL), no O_CREAT
+     * and no domain is EAGAIN, an unknown descriptor EBADF.
+     *
+     * <p>{@code fd == -1} opens a new private domain whatever {@code oflags} say: the kernel skips the
+     * flag checks for it and rdma-core adds none (the man page's "use O_CREAT" is advice, not a check).
+     */
+    @Override
+    public XrcdHandle openXrcd(ContextHandle context, int fd, int oflags) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimDevice d = ctx.device;
         return locked(d, () -> {
@@ -74,7 +88,7 @@ final class SimDomains {
                         + " does not support XRC (no IBV_DEVICE_XRC; soft-RoCE never does): use RC QPs or an HCA");
             }
             d.requireAlive("ibv_open_xrcd", ctx.describe());
-            XrcDomain domain;
+            KernelXrcd domain;
             if (fd == -1) {
                 domain = d.newPrivateDomain();
             } else {
@@ -100,13 +114,14 @@ final class SimDomains {
                 }
             }
             domain.opens++;
-            SimXrcd xrcd = new SimXrcd(ctx, d.nextId(ResourceKind.XRCD), domain);
+            SimXrcd xrcd = new SimXrcd(ctx, d.nextId(KernelObjectKind.XRCD), domain);
             ctx.adopt(xrcd);
             return xrcd;
         });
     }
 
-    void closeXrcd(XrcdHandle xrcd) {
+    @Override
+    public void closeXrcd(XrcdHandle xrcd) {
         SimXrcd x = uverbs.own(xrcd, SimXrcd.class);
         SimDevice d = x.device;
         locked(d, () -> {
@@ -116,7 +131,7 @@ final class SimDomains {
                         + x.usecnt + " XRC receive QP registration(s) or XRC SRQ(s) on the domain: "
                         + users(x.context(), h -> usesXrcd(h, x)) + "; destroy them (destroyQp unregisters) first");
             }
-            XrcDomain domain = x.domain;
+            KernelXrcd domain = x.domain;
             if (--domain.opens == 0) {
                 d.domainGone(domain);
             }

@@ -12,11 +12,11 @@ abstract sealed class SimHandle implements Handle
 
     final SimulatedProvider provider;
     final SimDevice device;
-    final ResourceKind kind;
+    final KernelObjectKind kind;
     final long id;
     private volatile boolean destroyed;
 
-    SimHandle(SimulatedProvider provider, SimDevice device, ResourceKind kind, long id) {
+    SimHandle(SimulatedProvider provider, SimDevice device, KernelObjectKind kind, long id) {
         this.provider = provider;
         this.device = device;
         this.kind = kind;

@@ -16,7 +16,7 @@ final class SimMr extends SimHandle implements MrHandle {
     private final int rkey;
 
     SimMr(SimContext context, long id, SimPd pd, MemorySegment segment, int access, int lkey, int rkey) {
-        super(context.provider, context.device, ResourceKind.MR, id);
+        super(context.provider, context.device, KernelObjectKind.MR, id);
         this.context = context;
         this.pd = pd;
         this.segment = segment;

@@ -5,9 +5,10 @@ import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.locked;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 
@@ -15,7 +16,7 @@ import io.rdmaverbs.verbs.provider.PdHandle;
  * Memory regions: {@code ibv_reg_mr} with the kernel's access checks, and {@code ibv_dereg_mr}. The
  * segment registered is the memory data later moves through.
  */
-final class SimMrVerbs {
+final class SimMrVerbs implements MemoryRegionVerbs {
 
     private final SimUverbs uverbs;
 
@@ -23,7 +24,14 @@ final class SimMrVerbs {
         this.uverbs = uverbs;
     }
 
-    MrHandle regMr(PdHandle pd, MemorySegment buffer, int access) {
+    /**
+     * {@code ibv_reg_mr}: the kernel's {@code ib_check_mr_access} (remote write or atomic need local
+     * write), zero length is EINVAL ({@code ib_umem_get}), heap memory cannot be registered at all. Data
+     * movement later reads and writes through this segment, so its arena must stay open and be
+     * accessible from the posting threads (shared or global arenas).
+     */
+    @Override
+    public MrHandle regMr(PdHandle pd, MemorySegment buffer, int access) {
         SimPd p = uverbs.own(pd, SimPd.class);
         Objects.requireNonNull(buffer, "buffer");
         if (!buffer.isNative()) {
@@ -56,9 +64,9 @@ final class SimMrVerbs {
                 throw new VerbsException(verb, p.describe(), d.driver().onDemandPagingUnsupported(), d.name()
                         + " does not support on-demand paging");
             }
-            d.allocate(ResourceKind.MR, verb, p.describe());
+            d.allocate(KernelObjectKind.MR, verb, p.describe());
             int lkey = d.allocateKey();
-            SimMr mr = new SimMr(p.context(), d.nextId(ResourceKind.MR), p, buffer, access, lkey,
+            SimMr mr = new SimMr(p.context(), d.nextId(KernelObjectKind.MR), p, buffer, access, lkey,
                     d.driver().rkey(lkey, access));
             d.mrs.put(lkey, mr);
             p.usecnt++;
@@ -67,14 +75,15 @@ final class SimMrVerbs {
         });
     }
 
-    void deregMr(MrHandle mr) {
+    @Override
+    public void deregMr(MrHandle mr) {
         SimMr m = uverbs.own(mr, SimMr.class);
         SimDevice d = m.device;
         locked(d, () -> {
             m.requireUsable();
             d.mrs.remove(m.lkey());
             m.pd.usecnt--;
-            d.free(ResourceKind.MR);
+            d.free(KernelObjectKind.MR);
             m.context().release(m);
             m.markDestroyed();
         });

@@ -9,7 +9,7 @@ final class SimPd extends SimHandle implements PdHandle {
     int usecnt;
 
     SimPd(SimContext context, long id) {
-        super(context.provider, context.device, ResourceKind.PD, id);
+        super(context.provider, context.device, KernelObjectKind.PD, id);
         this.context = context;
     }
 

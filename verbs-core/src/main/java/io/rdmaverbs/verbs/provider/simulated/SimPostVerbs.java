@@ -3,22 +3,21 @@ package io.rdmaverbs.verbs.provider.simulated;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendFlag;
 import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.AhHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
-import io.rdmaverbs.verbs.provider.SrqHandle;
 
 /**
- * Posting work requests: {@code ibv_post_send}, {@code ibv_post_recv} and {@code ibv_post_srq_recv}. Each
- * holds every device's lock: a send runs to completion at the responder before it returns, and a receive
- * can restart a send stalled for want of one.
+ * Posting work requests to a QP: {@code ibv_post_send} and {@code ibv_post_recv}, for {@link SimQpVerbs}.
+ * Each holds every device's lock: a send runs to completion at the responder before it returns, and a
+ * receive can restart a send stalled for want of one ({@link SimSrqVerbs#postSrqRecv} likewise).
  */
 final class SimPostVerbs {
 
@@ -30,6 +29,11 @@ final class SimPostVerbs {
         this.fabric = uverbs.fabric;
     }
 
+    /**
+     * {@code ibv_post_send}. Before RTS it fails with EINVAL as on rxe: the WQE is written to the
+     * user-mapped queue, but the doorbell system call finds the requester not ready and returns EINVAL,
+     * and the WR never runs (observed). In ERR (or SQE) the WR is accepted and flushed.
+     */
     void postSend(QpHandle qp, SendWr request) {
         SimQp h = uverbs.own(qp, SimQp.class);
         SimSendWr wr = uverbs.ownRequest(request);
@@ -39,7 +43,7 @@ final class SimPostVerbs {
         uverbs.onFabric(() -> {
             h.requireUsable();
             d.requireAlive(verb, h.describe());
-            QueuePair q = h.qp;
+            KernelQp q = h.qp;
             if (q.type == QpType.XRC_RECV) {
                 throw new VerbsException(verb, h.describe(), Errno.EINVAL, "an XRC receive QP has no send queue;"
                         + " send from an XRC send QP");
@@ -128,6 +132,11 @@ final class SimPostVerbs {
         return data;
     }
 
+    /**
+     * {@code ibv_post_recv}: EINVAL in RESET (rdma-core's rxe checks {@code qp->state}), for a QP
+     * receiving through an SRQ, and for XRC QPs (no receive queue). Posted in ERR it is queued and, on
+     * rxe 6.1, never flushed (see {@link Driver#flushesReceivesPostedInError()}).
+     */
     void postRecv(QpHandle qp, RecvWr request) {
         SimQp h = uverbs.own(qp, SimQp.class);
         SimRecvWr wr = uverbs.ownRequest(request);
@@ -136,7 +145,7 @@ final class SimPostVerbs {
         uverbs.onFabric(() -> {
             h.requireUsable();
             d.requireAlive(verb, h.describe());
-            QueuePair q = h.qp;
+            KernelQp q = h.qp;
             if (q.type.isXrc()) {
                 throw new VerbsException(verb, h.describe(), Errno.EINVAL, "XRC QPs have no receive queue; post to"
                         + " the XRC SRQ");
@@ -160,25 +169,6 @@ final class SimPostVerbs {
             if (q.state == QpState.ERR && d.driver().flushesReceivesPostedInError()) {
                 fabric.flushReceive(q);
             }
-            fabric.pumpStalled();
-        });
-    }
-
-    void postSrqRecv(SrqHandle srq, RecvWr request) {
-        SimSrq s = uverbs.own(srq, SimSrq.class);
-        SimRecvWr wr = uverbs.ownRequest(request);
-        uverbs.onFabric(() -> {
-            s.requireUsable();
-            s.device.requireAlive("ibv_post_srq_recv", s.describe());
-            if (wr.sgeCount() > s.maxSge) {
-                throw new VerbsException("ibv_post_srq_recv", s.describe(), Errno.EINVAL, wr.sgeCount()
-                        + " SGEs exceed the SRQ's max_sge " + s.maxSge);
-            }
-            if (s.queue.size() >= s.slots) {
-                throw new VerbsException("ibv_post_srq_recv", s.describe(), Errno.ENOMEM, "the SRQ is full ("
-                        + s.slots + " receive WRs posted and not consumed)");
-            }
-            s.queue.addLast(PostedRecv.of(wr));
             fabric.pumpStalled();
         });
     }

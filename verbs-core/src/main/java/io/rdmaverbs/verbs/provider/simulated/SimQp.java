@@ -21,13 +21,13 @@ final class SimQp extends SimHandle implements QpHandle {
     }
 
     private final SimContext context;
-    final QueuePair qp;
+    final KernelQp qp;
     final @Nullable SimXrcd xrcd;
     final boolean opened;
     final Set<Attachment> attachments = new LinkedHashSet<>();
 
-    SimQp(SimContext context, QueuePair qp, @Nullable SimXrcd xrcd, boolean opened) {
-        super(context.provider, context.device, ResourceKind.QP, qp.qpNum);
+    SimQp(SimContext context, KernelQp qp, @Nullable SimXrcd xrcd, boolean opened) {
+        super(context.provider, context.device, KernelObjectKind.QP, qp.qpNum);
         this.context = context;
         this.qp = qp;
         this.xrcd = xrcd;

@@ -2,14 +2,14 @@ package io.rdmaverbs.verbs.provider.simulated;
 
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.QpAttributeMask;
 import io.rdmaverbs.verbs.attr.QpAttributes;
 import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.QpTransitions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.QpHandle;
 
 /**
@@ -26,6 +26,12 @@ final class SimQpStateVerbs {
         this.fabric = uverbs.fabric;
     }
 
+    /**
+     * {@code ibv_modify_qp}, checked in the kernel's order: ports ({@code modify_qp} in uverbs), the
+     * address vector (a RoCE path needs a GRH and a populated source GID), the transition table
+     * ({@link QpTransitions}), then the driver's limits (path MTU, RDMA read depth). Entering ERR
+     * flushes both queues with WR_FLUSH_ERR completions; entering RESET drops them.
+     */
     void modifyQp(QpHandle qp, QpModification modification) {
         SimQp h = uverbs.own(qp, SimQp.class);
         Objects.requireNonNull(modification, "modification");
@@ -34,7 +40,7 @@ final class SimQpStateVerbs {
         uverbs.onFabric(() -> {
             h.requireUsable();
             d.requireAlive(verb, h.describe());
-            QueuePair q = h.qp;
+            KernelQp q = h.qp;
             QpModification m = modification;
             QpState current = q.state;
             QpState next = m.has(QpAttributeMask.STATE) ? m.state() : current;

@@ -10,36 +10,48 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.LinkLayer;
+import io.rdmaverbs.verbs.attr.QpAttributes;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SrqType;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
+import io.rdmaverbs.verbs.provider.RecvWr;
+import io.rdmaverbs.verbs.provider.SendWr;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
 
 /**
- * The life of queue pairs: {@code ibv_create_qp_ex} against the device limits, {@code ibv_open_qp} of an
- * XRC receive QP, {@code ibv_destroy_qp} (the QP goes with its last handle), and multicast attachments.
- * State transitions are {@link SimQpStateVerbs}, posting {@link SimPostVerbs}.
+ * The simulator's queue pair verbs. The life of queue pairs is here: {@code ibv_create_qp_ex} against the
+ * device limits, {@code ibv_open_qp} of an XRC receive QP, {@code ibv_destroy_qp} (the QP goes with its
+ * last handle), multicast attachments and the work request buffers. State transitions
+ * ({@link SimQpStateVerbs}) and posting ({@link SimPostVerbs}) are each a screen of kernel rules of their
+ * own: this class hands those verbs to them.
  */
-final class SimQpVerbs {
+final class SimQpVerbs implements QueuePairVerbs {
 
     private final SimUverbs uverbs;
     private final Fabric fabric;
+    private final SimQpStateVerbs states;
+    private final SimPostVerbs posting;
 
     SimQpVerbs(SimUverbs uverbs) {
         this.uverbs = uverbs;
         this.fabric = uverbs.fabric;
+        this.states = new SimQpStateVerbs(uverbs);
+        this.posting = new SimPostVerbs(uverbs);
     }
 
-    QpHandle createQp(ContextHandle context, QpInitSpec spec) {
+    @Override
+    public QpHandle createQp(ContextHandle context, QpInitSpec spec) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         Objects.requireNonNull(spec, "spec");
         QpType type = spec.type();
@@ -88,10 +100,10 @@ final class SimQpVerbs {
             QpCapabilities requested = target ? new QpCapabilities(0, 0, 0, 0, 0)
                     : receiveless(spec.capabilities(), srq != null || type == QpType.XRC_SEND);
             checkCapabilities(verb, ctx, requested);
-            d.allocate(ResourceKind.QP, verb, ctx.describe());
+            d.allocate(KernelObjectKind.QP, verb, ctx.describe());
             int qpNum = d.allocateQpNum();
             QpCapabilities granted = target ? requested : d.driver().granted(requested);
-            QueuePair qp = new QueuePair(d, type, qpNum, ctx, pd, sendCq, recvCq, srq, target ? xrcd.domain : null,
+            KernelQp qp = new KernelQp(d, type, qpNum, ctx, pd, sendCq, recvCq, srq, target ? xrcd.domain : null,
                     spec.signalAll(), granted, Driver.queueSlots(requested.maxSendWr()),
                     Driver.queueSlots(requested.maxRecvWr()));
             d.qps.put(qpNum, qp);
@@ -142,7 +154,9 @@ final class SimQpVerbs {
         }
     }
 
-    QpHandle openQp(ContextHandle context, XrcdHandle xrcd, int qpNum, QpType type) {
+    /** {@code ibv_open_qp}: registers this context with an XRC receive QP of the domain. */
+    @Override
+    public QpHandle openQp(ContextHandle context, XrcdHandle xrcd, int qpNum, QpType type) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimXrcd x = uverbs.own(xrcd, SimXrcd.class);
         Objects.requireNonNull(type, "type");
@@ -154,7 +168,7 @@ final class SimQpVerbs {
                 throw new VerbsException("ibv_open_qp", x.describe(), Errno.EINVAL, "only XRC receive QPs can be"
                         + " opened, not " + type);
             }
-            QueuePair qp = x.domain.receiveQps.get(qpNum);
+            KernelQp qp = x.domain.receiveQps.get(qpNum);
             if (qp == null || qp.destroyed) {
                 throw new VerbsException("ibv_open_qp", x.describe(), Errno.EINVAL, "no XRC receive QP " + qpNum
                         + " in this XRC domain" + (d.qps.containsKey(qpNum) ? " (QP " + qpNum
@@ -168,7 +182,12 @@ final class SimQpVerbs {
         });
     }
 
-    void destroyQp(QpHandle qp) {
+    /**
+     * {@code ibv_destroy_qp}: EBUSY while the handle has multicast attachments. For an XRC receive QP it
+     * drops this context's registration; the QP itself goes with the last one.
+     */
+    @Override
+    public void destroyQp(QpHandle qp) {
         SimQp h = uverbs.own(qp, SimQp.class);
         SimDevice d = h.device;
         uverbs.onFabric(() -> {
@@ -178,7 +197,7 @@ final class SimQpVerbs {
                         + " group(s) " + h.attachments.stream().map(a -> a.gid().toString())
                                 .collect(Collectors.joining(", ")) + "; detach them first (ibv_detach_mcast)");
             }
-            QueuePair q = h.qp;
+            KernelQp q = h.qp;
             for (SimQp.Attachment a : List.copyOf(h.attachments)) {
                 detach(h, a); // only after a fatal error: the kernel forgets them with the device
             }
@@ -195,7 +214,7 @@ final class SimQpVerbs {
         });
     }
 
-    private void destroyQueuePair(QueuePair q) {
+    private void destroyQueuePair(KernelQp q) {
         SimDevice d = q.device;
         q.destroyed = true;
         fabric.forget(q);
@@ -215,10 +234,45 @@ final class SimQpVerbs {
         if (q.srq != null) {
             q.srq.usecnt--;
         }
-        d.free(ResourceKind.QP);
+        d.free(KernelObjectKind.QP);
     }
 
-    void attachMcast(QpHandle qp, Gid gid, int lid) {
+    @Override
+    public void modifyQp(QpHandle qp, QpModification modification) {
+        states.modifyQp(qp, modification);
+    }
+
+    @Override
+    public QpAttributes queryQp(QpHandle qp) {
+        return states.queryQp(qp);
+    }
+
+    @Override
+    public void postSend(QpHandle qp, SendWr request) {
+        posting.postSend(qp, request);
+    }
+
+    @Override
+    public void postRecv(QpHandle qp, RecvWr request) {
+        posting.postRecv(qp, request);
+    }
+
+    @Override
+    public SendWr newSendWr(int maxSge) {
+        return new SimSendWr(uverbs.provider, maxSge);
+    }
+
+    @Override
+    public RecvWr newRecvWr(int maxSge) {
+        return new SimRecvWr(uverbs.provider, maxSge);
+    }
+
+    /**
+     * {@code ibv_attach_mcast}: a UD QP and a multicast GID ({@code ff00::/8}); on InfiniBand ports the
+     * LID must be a multicast LID. Attaching the same (GID, LID) twice succeeds once.
+     */
+    @Override
+    public void attachMcast(QpHandle qp, Gid gid, int lid) {
         SimQp h = uverbs.own(qp, SimQp.class);
         Objects.requireNonNull(gid, "gid");
         SimDevice d = h.device;
@@ -230,7 +284,7 @@ final class SimQpVerbs {
             if (h.attachments.contains(attachment)) {
                 return;
             }
-            QueuePair q = h.qp;
+            KernelQp q = h.qp;
             if (!gid.isMulticast() || q.type != QpType.UD || !validMulticastLid(q, lid)) {
                 throw new VerbsException(verb, h.describe(), Errno.EINVAL, q.type != QpType.UD
                         ? "only UD QPs join multicast groups, this is " + q.type
@@ -238,7 +292,7 @@ final class SimQpVerbs {
                         : "LID " + lid + " is not a multicast LID (0xc000..0xfffe) on an InfiniBand port");
             }
             DeviceAttributes a = d.profile.attributes();
-            Set<QueuePair> members = d.multicastGroups.get(gid);
+            Set<KernelQp> members = d.multicastGroups.get(gid);
             if (members == null && d.multicastGroups.size() >= a.maxMcastGrp()) {
                 throw new VerbsException(verb, h.describe(), Errno.ENOMEM, d.name() + " already has "
                         + a.maxMcastGrp() + " multicast groups (max_mcast_grp)");
@@ -252,7 +306,8 @@ final class SimQpVerbs {
         });
     }
 
-    void detachMcast(QpHandle qp, Gid gid, int lid) {
+    @Override
+    public void detachMcast(QpHandle qp, Gid gid, int lid) {
         SimQp h = uverbs.own(qp, SimQp.class);
         Objects.requireNonNull(gid, "gid");
         SimDevice d = h.device;
@@ -273,8 +328,8 @@ final class SimQpVerbs {
         boolean stillMember = h.qp.handles.stream()
                 .anyMatch(other -> other.attachments.stream().anyMatch(a -> a.gid().equals(attachment.gid())));
         if (!stillMember) {
-            Map<Gid, Set<QueuePair>> groups = h.device.multicastGroups;
-            Set<QueuePair> members = groups.get(attachment.gid());
+            Map<Gid, Set<KernelQp>> groups = h.device.multicastGroups;
+            Set<KernelQp> members = groups.get(attachment.gid());
             if (members != null) {
                 members.remove(h.qp);
                 if (members.isEmpty()) {
@@ -285,7 +340,7 @@ final class SimQpVerbs {
     }
 
     /** The kernel's {@code is_valid_mcast_lid}: LIDs only matter on InfiniBand ports. */
-    private static boolean validMulticastLid(QueuePair q, int lid) {
+    private static boolean validMulticastLid(KernelQp q, int lid) {
         SimDevice d = q.device;
         boolean infiniband;
         if (q.state != QpState.RESET && d.hasPort(q.port)) {

@@ -23,7 +23,7 @@ final class SimSrq extends SimHandle implements SrqHandle {
 
     SimSrq(SimContext context, long id, SimPd pd, SrqType type, @Nullable SimXrcd xrcd, @Nullable SimCq cq, int slots,
             int maxSge, int srqNum) {
-        super(context.provider, context.device, ResourceKind.SRQ, id);
+        super(context.provider, context.device, KernelObjectKind.SRQ, id);
         this.context = context;
         this.pd = pd;
         this.type = type;

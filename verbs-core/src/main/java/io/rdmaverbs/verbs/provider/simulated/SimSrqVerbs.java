@@ -6,19 +6,21 @@ import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.users;
 
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.SrqType;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.RecvWr;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.SrqHandle;
 import io.rdmaverbs.verbs.provider.SrqInitSpec;
 
 /**
  * Shared receive queues: {@code ibv_create_srq} (basic) and {@code ibv_create_srq_ex} (XRC, numbered
- * for XRC senders), and {@code ibv_destroy_srq} with its EBUSY refcount. Posting is {@link SimPostVerbs}.
+ * for XRC senders), {@code ibv_destroy_srq} with its EBUSY refcount, and {@code ibv_post_srq_recv}.
  */
-final class SimSrqVerbs {
+final class SimSrqVerbs implements SharedReceiveQueueVerbs {
 
     private final SimUverbs uverbs;
     private final Fabric fabric;
@@ -28,7 +30,8 @@ final class SimSrqVerbs {
         this.fabric = uverbs.fabric;
     }
 
-    SrqHandle createSrq(ContextHandle context, SrqInitSpec spec) {
+    @Override
+    public SrqHandle createSrq(ContextHandle context, SrqInitSpec spec) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         Objects.requireNonNull(spec, "spec");
         SimPd pd = uverbs.own(spec.pd(), SimPd.class);
@@ -60,10 +63,10 @@ final class SimSrqVerbs {
                 throw new VerbsException(verb, ctx.describe(), Errno.EINVAL, "max_sge " + spec.maxSge()
                         + " is above max_srq_sge " + a.maxSrqSge());
             }
-            d.allocate(ResourceKind.SRQ, verb, ctx.describe());
+            d.allocate(KernelObjectKind.SRQ, verb, ctx.describe());
             boolean xrc = spec.type() == SrqType.XRC;
             int srqNum = xrc ? d.allocateSrqNum() : 0;
-            SimSrq srq = new SimSrq(ctx, d.nextId(ResourceKind.SRQ), pd, spec.type(), xrc ? xrcd : null,
+            SimSrq srq = new SimSrq(ctx, d.nextId(KernelObjectKind.SRQ), pd, spec.type(), xrc ? xrcd : null,
                     xrc ? cq : null, Driver.queueSlots(spec.maxWr()), Math.max(spec.maxSge(), 1), srqNum);
             pd.usecnt++;
             if (xrc) {
@@ -76,7 +79,8 @@ final class SimSrqVerbs {
         });
     }
 
-    void destroySrq(SrqHandle srq) {
+    @Override
+    public void destroySrq(SrqHandle srq) {
         SimSrq s = uverbs.own(srq, SimSrq.class);
         SimDevice d = s.device;
         uverbs.onFabric(() -> {
@@ -95,9 +99,30 @@ final class SimSrqVerbs {
                 d.xrcSrqs.remove(s.srqNum());
             }
             s.queue.clear();
-            d.free(ResourceKind.SRQ);
+            d.free(KernelObjectKind.SRQ);
             s.context().release(s);
             s.markDestroyed();
+            fabric.pumpStalled();
+        });
+    }
+
+    /** Holds every device's lock, as posting to a QP does: the receive can restart a send stalled for want of one. */
+    @Override
+    public void postSrqRecv(SrqHandle srq, RecvWr request) {
+        SimSrq s = uverbs.own(srq, SimSrq.class);
+        SimRecvWr wr = uverbs.ownRequest(request);
+        uverbs.onFabric(() -> {
+            s.requireUsable();
+            s.device.requireAlive("ibv_post_srq_recv", s.describe());
+            if (wr.sgeCount() > s.maxSge) {
+                throw new VerbsException("ibv_post_srq_recv", s.describe(), Errno.EINVAL, wr.sgeCount()
+                        + " SGEs exceed the SRQ's max_sge " + s.maxSge);
+            }
+            if (s.queue.size() >= s.slots) {
+                throw new VerbsException("ibv_post_srq_recv", s.describe(), Errno.ENOMEM, "the SRQ is full ("
+                        + s.slots + " receive WRs posted and not consumed)");
+            }
+            s.queue.addLast(PostedRecv.of(wr));
             fabric.pumpStalled();
         });
     }

@@ -2,7 +2,7 @@ package io.rdmaverbs.verbs.provider.simulated;
 
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.WorkCompletions;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
 
 /** {@link WorkCompletions} in plain arrays. Close is idempotent; reading or polling into a closed buffer is a bug. */
 final class SimWorkCompletions implements WorkCompletions {

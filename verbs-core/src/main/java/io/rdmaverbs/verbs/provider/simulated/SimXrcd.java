@@ -10,11 +10,11 @@ import io.rdmaverbs.verbs.provider.XrcdHandle;
 final class SimXrcd extends SimHandle implements XrcdHandle {
 
     private final SimContext context;
-    final XrcDomain domain;
+    final KernelXrcd domain;
     int usecnt;
 
-    SimXrcd(SimContext context, long id, XrcDomain domain) {
-        super(context.provider, context.device, ResourceKind.XRCD, id);
+    SimXrcd(SimContext context, long id, KernelXrcd domain) {
+        super(context.provider, context.device, KernelObjectKind.XRCD, id);
         this.context = context;
         this.domain = domain;
     }

@@ -10,11 +10,14 @@
  * rdma-core 44 answer. Where drivers answer differently the profile's
  * {@link io.rdmaverbs.verbs.provider.simulated.Driver} decides, in one place.
  *
- * <p>The provider itself only delegates: each group of verbs has a class of its own ({@code SimDeviceVerbs},
- * {@code SimDomains}, {@code SimCompletionVerbs}, {@code SimSrqVerbs}, {@code SimQpVerbs},
- * {@code SimQpStateVerbs}, {@code SimPostVerbs}, {@code SimMrVerbs}, {@code SimAhVerbs},
- * {@code SimAsyncEvents}), and all of them go through {@code SimUverbs}, the one place that checks
- * handles and takes the device's or the fabric's lock, as the kernel's {@code ib_uverbs} layer does.
+ * <p>The provider itself holds only the simulation hooks: each verb group's interface is implemented by
+ * a class of its own ({@code SimDeviceVerbs}, {@code SimDomains}, {@code SimCompletionVerbs},
+ * {@code SimSrqVerbs}, {@code SimQpVerbs} with {@code SimQpStateVerbs} and {@code SimPostVerbs} behind
+ * it, {@code SimMrVerbs}, {@code SimAhVerbs}, {@code SimAsyncEvents}), and all of them go through
+ * {@code SimUverbs}, the one place that checks handles and takes the device's or the fabric's lock, as
+ * the kernel's {@code ib_uverbs} layer does. The kernel-side objects behind the handles are
+ * {@code KernelQp} and {@code KernelXrcd}, counted by {@link
+ * io.rdmaverbs.verbs.provider.simulated.KernelObjectKind}.
  */
 @NullMarked
 package io.rdmaverbs.verbs.provider.simulated;

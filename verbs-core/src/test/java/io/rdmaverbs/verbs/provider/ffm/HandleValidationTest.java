@@ -6,12 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-import io.rdmaverbs.verbs.WorkCompletions;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
+import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.SendWr;
 
 import org.junit.jupiter.api.AfterEach;
@@ -25,6 +30,11 @@ import org.junit.jupiter.api.Test;
 class HandleValidationTest {
 
     private final NativeVerbsProvider provider = NativeVerbsProvider.load();
+    private final DomainVerbs domainVerbs = provider.domainVerbs();
+    private final CompletionVerbs cqVerbs = provider.completionVerbs();
+    private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
+    private final MemoryRegionVerbs mrVerbs = provider.memoryRegionVerbs();
+    private final AddressHandleVerbs ahVerbs = provider.addressHandleVerbs();
     private final Arena arena = Arena.ofConfined();
     private final FakeVerbsContext device = new FakeVerbsContext(arena);
     private final NativeContext context = device.handle(provider, "rxe0");
@@ -38,10 +48,10 @@ class HandleValidationTest {
     void aHandleFromAnotherProviderIsRejectedBeforeAnyNativeCall() {
         PdHandle foreign = () -> "sim_pd#1";
 
-        assertThatThrownBy(() -> provider.deallocPd(foreign))
+        assertThatThrownBy(() -> domainVerbs.deallocPd(foreign))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("handle sim_pd#1 was not created by the native provider");
-        assertThatThrownBy(() -> provider.destroyAh(() -> "sim_ah#2"))
+        assertThatThrownBy(() -> ahVerbs.destroyAh(() -> "sim_ah#2"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("handle sim_ah#2 was not created by the native provider");
     }
@@ -51,10 +61,10 @@ class HandleValidationTest {
         NativePd pd = new NativePd(provider, MemorySegment.ofAddress(0xdead_0000L), context);
         pd.markDestroyed();
 
-        assertThatThrownBy(() -> provider.deallocPd(pd))
+        assertThatThrownBy(() -> domainVerbs.deallocPd(pd))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("ibv_pd@0xdead0000 was already destroyed");
-        assertThatThrownBy(() -> provider.regMr(pd, arena.allocate(64), 1))
+        assertThatThrownBy(() -> mrVerbs.regMr(pd, arena.allocate(64), 1))
                 .isInstanceOf(IllegalStateException.class);
     }
 
@@ -69,7 +79,7 @@ class HandleValidationTest {
     void registeringHeapMemoryIsRejectedBecauseTheDeviceCannotReachIt() {
         NativePd pd = new NativePd(provider, MemorySegment.ofAddress(0xdead_0000L), context);
 
-        assertThatThrownBy(() -> provider.regMr(pd, MemorySegment.ofArray(new byte[64]), 1))
+        assertThatThrownBy(() -> mrVerbs.regMr(pd, MemorySegment.ofArray(new byte[64]), 1))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("off-heap")
                 .hasMessageContaining("Arena");
@@ -79,11 +89,11 @@ class HandleValidationTest {
     void closedWorkCompletionsAreRefusedByPollAndByTheirAccessors() {
         NativeCq cq = new NativeCq(provider, MemorySegment.ofAddress(0xc0_0000L), context, 16, null,
                 MemorySegment.NULL, MemorySegment.NULL);
-        WorkCompletions wc = provider.newWorkCompletions(8);
+        WorkCompletions wc = cqVerbs.newWorkCompletions(8);
         wc.close();
         wc.close();
 
-        assertThatThrownBy(() -> provider.pollCq(cq, wc, 8))
+        assertThatThrownBy(() -> cqVerbs.pollCq(cq, wc, 8))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("already closed");
         assertThatThrownBy(() -> wc.wrId(0)).isInstanceOf(IllegalStateException.class);
@@ -93,8 +103,8 @@ class HandleValidationTest {
     void pollingMoreThanTheBufferHoldsIsRefused() {
         NativeCq cq = new NativeCq(provider, MemorySegment.ofAddress(0xc0_0000L), context, 16, null,
                 MemorySegment.NULL, MemorySegment.NULL);
-        try (WorkCompletions wc = provider.newWorkCompletions(4)) {
-            assertThatThrownBy(() -> provider.pollCq(cq, wc, 5))
+        try (WorkCompletions wc = cqVerbs.newWorkCompletions(4)) {
+            assertThatThrownBy(() -> cqVerbs.pollCq(cq, wc, 5))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("0..4");
         }
@@ -103,16 +113,16 @@ class HandleValidationTest {
     @Test
     void closedOrForeignWorkRequestsAreRefusedByPostAndClosedOnesByTheirSetters() {
         NativeQp qp = qp();
-        SendWr closed = provider.newSendWr(1);
+        SendWr closed = qpVerbs.newSendWr(1);
         closed.close();
         SendWr foreign = (SendWr) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {SendWr.class}, (proxy, method, args) -> null);
 
-        assertThatThrownBy(() -> provider.postSend(qp, closed))
+        assertThatThrownBy(() -> qpVerbs.postSend(qp, closed))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("already closed");
         assertThatThrownBy(() -> closed.opcode(SendOpcode.SEND)).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> provider.postSend(qp, foreign))
+        assertThatThrownBy(() -> qpVerbs.postSend(qp, foreign))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("newSendWr");
     }
@@ -122,11 +132,11 @@ class HandleValidationTest {
         NativeQp qp = qp();
         NativePd pd = new NativePd(provider, MemorySegment.ofAddress(0x5000), context);
         NativeAh ah = new NativeAh(provider, MemorySegment.ofAddress(0xa400), pd);
-        try (SendWr wr = provider.newSendWr(1)) {
+        try (SendWr wr = qpVerbs.newSendWr(1)) {
             wr.datagram(ah, 1, 2);
             ah.markDestroyed();
 
-            assertThatThrownBy(() -> provider.postSend(qp, wr))
+            assertThatThrownBy(() -> qpVerbs.postSend(qp, wr))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessage("ibv_ah@0xa400 was already destroyed");
         }
@@ -134,7 +144,7 @@ class HandleValidationTest {
 
     @Test
     void sgeIndicesBeyondTheRequestsRoomAreRefused() {
-        try (SendWr wr = provider.newSendWr(2)) {
+        try (SendWr wr = qpVerbs.newSendWr(2)) {
             assertThatThrownBy(() -> wr.sge(2, 0, 0, 0)).isInstanceOf(IndexOutOfBoundsException.class);
             assertThatThrownBy(() -> wr.sgeCount(3)).isInstanceOf(IndexOutOfBoundsException.class);
         }

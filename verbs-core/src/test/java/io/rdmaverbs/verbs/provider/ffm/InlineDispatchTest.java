@@ -16,8 +16,6 @@ import java.lang.invoke.MethodType;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.LinkLayer;
 import io.rdmaverbs.verbs.attr.Mtu;
 import io.rdmaverbs.verbs.attr.OpenFlags;
@@ -25,8 +23,14 @@ import io.rdmaverbs.verbs.attr.PortAttributes;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SrqType;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.SrqHandle;
 import io.rdmaverbs.verbs.provider.SrqInitSpec;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
@@ -42,6 +46,10 @@ import org.junit.jupiter.api.Test;
 class InlineDispatchTest {
 
     private final NativeVerbsProvider provider = NativeVerbsProvider.load();
+    private final DeviceVerbs deviceVerbs = provider.deviceVerbs();
+    private final DomainVerbs domainVerbs = provider.domainVerbs();
+    private final SharedReceiveQueueVerbs srqVerbs = provider.sharedReceiveQueueVerbs();
+    private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
     private final Arena arena = Arena.ofConfined();
     private final FakeVerbsContext device = new FakeVerbsContext(arena);
     private final NativeContext context = device.handle(provider, "rxe0");
@@ -103,7 +111,7 @@ class InlineDispatchTest {
 
     @Test
     void openXrcdOnADeviceWithoutXrcFailsWithEopnotsuppNamingTheDevice() {
-        assertThatThrownBy(() -> provider.openXrcd(context, -1, OpenFlags.CREATE))
+        assertThatThrownBy(() -> domainVerbs.openXrcd(context, -1, OpenFlags.CREATE))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {
                     assertThat(e.verb()).isEqualTo("ibv_open_xrcd");
                     assertThat(e.errno()).isEqualTo(Errno.EOPNOTSUPP);
@@ -117,7 +125,7 @@ class InlineDispatchTest {
         created = device.object(IbvXrcd.LAYOUT);
         device.op(VerbsContext.OPEN_XRCD, upcall("openXrcd", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS)));
 
-        XrcdHandle xrcd = provider.openXrcd(context, 42, OpenFlags.CREATE | OpenFlags.EXCLUSIVE);
+        XrcdHandle xrcd = domainVerbs.openXrcd(context, 42, OpenFlags.CREATE | OpenFlags.EXCLUSIVE);
 
         assertThat(seenContext).isEqualTo(device.context().address());
         assertThat(seenCompMask).isEqualTo(IbvXrcdInitAttr.IBV_XRCD_INIT_ATTR_FD
@@ -134,15 +142,15 @@ class InlineDispatchTest {
         closeResults.add(Errno.EBUSY.number());
         closeResults.add(0);
 
-        assertThatThrownBy(() -> provider.closeXrcd(xrcd))
+        assertThatThrownBy(() -> domainVerbs.closeXrcd(xrcd))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {
                     assertThat(e.errno()).isEqualTo(Errno.EBUSY);
                     assertThat(e.reason()).contains("XRC QPs or SRQs");
                 });
         assertThat(xrcd.isDestroyed()).isFalse();
-        provider.closeXrcd(xrcd);
+        domainVerbs.closeXrcd(xrcd);
         assertThat(xrcd.isDestroyed()).isTrue();
-        assertThatThrownBy(() -> provider.closeXrcd(xrcd)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> domainVerbs.closeXrcd(xrcd)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
@@ -152,7 +160,7 @@ class InlineDispatchTest {
         device.op(VerbsContext.CREATE_QP_EX, upcall("createQpEx", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS)));
         NativeXrcd xrcd = new NativeXrcd(provider, MemorySegment.ofAddress(0x9000), context);
 
-        QpHandle qp = provider.createQp(context, new QpInitSpec(QpType.XRC_RECV, null, xrcd, null, null, null,
+        QpHandle qp = qpVerbs.createQp(context, new QpInitSpec(QpType.XRC_RECV, null, xrcd, null, null, null,
                 QpCapabilities.of(0, 0), false));
 
         assertThat(seenCompMask).isEqualTo(IbvQpInitAttrEx.IBV_QP_INIT_ATTR_XRCD);
@@ -166,7 +174,7 @@ class InlineDispatchTest {
     void anXrcQpOnADeviceWithoutXrcFailsWithEopnotsupp() {
         NativeXrcd xrcd = new NativeXrcd(provider, MemorySegment.ofAddress(0x9000), context);
 
-        assertThatThrownBy(() -> provider.createQp(context, new QpInitSpec(QpType.XRC_RECV, null, xrcd, null, null,
+        assertThatThrownBy(() -> qpVerbs.createQp(context, new QpInitSpec(QpType.XRC_RECV, null, xrcd, null, null,
                 null, QpCapabilities.of(0, 0), false)))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {
                     assertThat(e.verb()).isEqualTo("ibv_create_qp_ex");
@@ -182,7 +190,7 @@ class InlineDispatchTest {
         device.op(VerbsContext.OPEN_QP, upcall("openQp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS)));
         NativeXrcd xrcd = new NativeXrcd(provider, MemorySegment.ofAddress(0x9000), context);
 
-        QpHandle qp = provider.openQp(context, xrcd, 0x77, QpType.XRC_RECV);
+        QpHandle qp = qpVerbs.openQp(context, xrcd, 0x77, QpType.XRC_RECV);
 
         assertThat(seenCompMask).isEqualTo(IbvQpOpenAttr.IBV_QP_OPEN_ATTR_NUM | IbvQpOpenAttr.IBV_QP_OPEN_ATTR_XRCD
                 | IbvQpOpenAttr.IBV_QP_OPEN_ATTR_TYPE);
@@ -202,7 +210,7 @@ class InlineDispatchTest {
         NativeCq cq = new NativeCq(provider, MemorySegment.ofAddress(0xc000), context, 16, null, MemorySegment.NULL,
                 MemorySegment.NULL);
 
-        SrqHandle srq = provider.createSrq(context, new SrqInitSpec(SrqType.XRC, pd, xrcd, cq, 64, 2, 0));
+        SrqHandle srq = srqVerbs.createSrq(context, new SrqInitSpec(SrqType.XRC, pd, xrcd, cq, 64, 2, 0));
 
         assertThat(seenCompMask).isEqualTo(IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_TYPE
                 | IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_PD | IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_XRCD
@@ -229,7 +237,7 @@ class InlineDispatchTest {
         device.op(VerbsContext.QUERY_PORT,
                 upcall("queryPort", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG)));
 
-        PortAttributes port = provider.queryPort(context, 1);
+        PortAttributes port = deviceVerbs.queryPort(context, 1);
 
         assertThat(seenPort).isEqualTo((byte) 1);
         assertThat(seenSize).isEqualTo(IbvPortAttr.LAYOUT.byteSize()).isEqualTo(52);
@@ -241,7 +249,7 @@ class InlineDispatchTest {
 
     @Test
     void aPortNumberOutsideUint8IsRefusedWithEinvalBeforeTheCall() {
-        assertThatThrownBy(() -> provider.queryPort(context, 256))
+        assertThatThrownBy(() -> deviceVerbs.queryPort(context, 256))
                 .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
     }
 

@@ -15,9 +15,6 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.Optional;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
-import io.rdmaverbs.verbs.WorkCompletions;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendFlag;
@@ -25,8 +22,14 @@ import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.WcFlag;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,6 +46,9 @@ class NativeDataPathTest {
     private static SymbolLookup fakeOps;
 
     private final NativeVerbsProvider provider = NativeVerbsProvider.load();
+    private final CompletionVerbs cqVerbs = provider.completionVerbs();
+    private final SharedReceiveQueueVerbs srqVerbs = provider.sharedReceiveQueueVerbs();
+    private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
     private final Arena arena = Arena.ofConfined();
     private final FakeVerbsContext device = new FakeVerbsContext(arena);
     private final NativeContext context = device.handle(provider, "rxe0");
@@ -85,8 +91,8 @@ class NativeDataPathTest {
 
     @Test
     void pollCqFillsTheCompletionBufferThroughTheProvidersOp() {
-        try (WorkCompletions wc = provider.newWorkCompletions(4)) {
-            int n = provider.pollCq(cq, wc, 4);
+        try (WorkCompletions wc = cqVerbs.newWorkCompletions(4)) {
+            int n = cqVerbs.pollCq(cq, wc, 4);
 
             assertThat(n).isEqualTo(2);
             assertThat(global("last_poll_entries", 4).get(JAVA_INT, 0)).isEqualTo(4);
@@ -111,8 +117,8 @@ class NativeDataPathTest {
         MemorySegment cqObject = device.object(IbvCq.LAYOUT);
         NativeCq broken = new NativeCq(provider, cqObject, context, 16, null, function("fake_poll_cq_error"),
                 MemorySegment.NULL);
-        try (WorkCompletions wc = provider.newWorkCompletions(4)) {
-            assertThatThrownBy(() -> provider.pollCq(broken, wc, 4))
+        try (WorkCompletions wc = cqVerbs.newWorkCompletions(4)) {
+            assertThatThrownBy(() -> cqVerbs.pollCq(broken, wc, 4))
                     .isInstanceOfSatisfying(VerbsException.class, e -> {
                         assertThat(e.verb()).isEqualTo("ibv_poll_cq");
                         assertThat(e.errno()).isNull();
@@ -123,16 +129,16 @@ class NativeDataPathTest {
 
     @Test
     void reqNotifyCqPassesSolicitedOnly() {
-        provider.reqNotifyCq(cq, true);
+        cqVerbs.reqNotifyCq(cq, true);
         assertThat(global("last_solicited_only", 4).get(JAVA_INT, 0)).isEqualTo(1);
 
-        provider.reqNotifyCq(cq, false);
+        cqVerbs.reqNotifyCq(cq, false);
         assertThat(global("last_solicited_only", 4).get(JAVA_INT, 0)).isZero();
     }
 
     @Test
     void postSendHandsTheProviderTheEncodedRequestAndItsSges() {
-        try (SendWr wr = provider.newSendWr(2)) {
+        try (SendWr wr = qpVerbs.newSendWr(2)) {
             wr.wrId(77);
             wr.opcode(SendOpcode.SEND_WITH_IMM);
             wr.flags(SendFlag.SIGNALED);
@@ -141,7 +147,7 @@ class NativeDataPathTest {
             wr.sge(1, 0x2000, 200, 0x22);
             wr.sgeCount(2);
 
-            provider.postSend(qp, wr);
+            qpVerbs.postSend(qp, wr);
         }
 
         MemorySegment seen = global("last_send_wr", IbvSendWr.SIZE);
@@ -158,10 +164,10 @@ class NativeDataPathTest {
 
     @Test
     void aProviderReturningTheErrnoFailsThePostWithIt() {
-        try (SendWr wr = provider.newSendWr(9)) {
+        try (SendWr wr = qpVerbs.newSendWr(9)) {
             wr.sgeCount(9);
 
-            assertThatThrownBy(() -> provider.postSend(qp, wr))
+            assertThatThrownBy(() -> qpVerbs.postSend(qp, wr))
                     .isInstanceOfSatisfying(VerbsException.class, e -> {
                         assertThat(e.verb()).isEqualTo("ibv_post_send");
                         assertThat(e.errno()).isEqualTo(Errno.ENOMEM);
@@ -172,8 +178,8 @@ class NativeDataPathTest {
 
     @Test
     void aProviderReturningMinusOneFailsThePostWithTheErrnoItSet() {
-        try (RecvWr wr = provider.newRecvWr(1)) {
-            assertThatThrownBy(() -> provider.postRecv(qp, wr))
+        try (RecvWr wr = qpVerbs.newRecvWr(1)) {
+            assertThatThrownBy(() -> qpVerbs.postRecv(qp, wr))
                     .isInstanceOfSatisfying(VerbsException.class, e -> {
                         assertThat(e.verb()).isEqualTo("ibv_post_recv");
                         assertThat(e.errno()).isEqualTo(Errno.EINVAL);
@@ -183,9 +189,9 @@ class NativeDataPathTest {
 
     @Test
     void aProviderReturningMinusErrnoFailsThePostWithThatErrno() {
-        try (RecvWr wr = provider.newRecvWr(1)) {
+        try (RecvWr wr = qpVerbs.newRecvWr(1)) {
             wr.wrId(5);
-            assertThatThrownBy(() -> provider.postSrqRecv(srq, wr))
+            assertThatThrownBy(() -> srqVerbs.postSrqRecv(srq, wr))
                     .isInstanceOfSatisfying(VerbsException.class, e -> {
                         assertThat(e.verb()).isEqualTo("ibv_post_srq_recv");
                         assertThat(e.errno()).isEqualTo(Errno.EBUSY);
@@ -198,8 +204,8 @@ class NativeDataPathTest {
     void postingAndPollingAllocateNothingOnceCompiled() {
         var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long thread = Thread.currentThread().threadId();
-        try (SendWr send = provider.newSendWr(1); RecvWr recv = provider.newRecvWr(1);
-                WorkCompletions wc = provider.newWorkCompletions(4)) {
+        try (SendWr send = qpVerbs.newSendWr(1); RecvWr recv = qpVerbs.newRecvWr(1);
+                WorkCompletions wc = cqVerbs.newWorkCompletions(4)) {
             send.sge(0, 0x1000, 64, 1);
             send.sgeCount(1);
             recv.sge(0, 0x1000, 64, 1);
@@ -221,10 +227,10 @@ class NativeDataPathTest {
 
     private void dataPath(SendWr send, RecvWr recv, WorkCompletions wc, int i) {
         send.wrId(i);
-        provider.postSend(qp, send);
+        qpVerbs.postSend(qp, send);
         recv.wrId(i);
-        provider.postRecv(qp, recv);
-        provider.pollCq(cq, wc, 4);
+        qpVerbs.postRecv(qp, recv);
+        cqVerbs.pollCq(cq, wc, 4);
     }
 
     private static MemorySegment function(String name) {

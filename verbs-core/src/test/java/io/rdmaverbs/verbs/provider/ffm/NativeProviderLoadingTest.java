@@ -16,10 +16,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.NodeType;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException.Reason;
 
@@ -76,7 +76,8 @@ class NativeProviderLoadingTest {
             }
         }
 
-        List<String> names = NativeVerbsProvider.load().devices().stream().map(DeviceInfo::name).sorted().toList();
+        List<String> names = NativeVerbsProvider.load().deviceVerbs().devices().stream().map(DeviceInfo::name).sorted()
+                .toList();
 
         assertThat(names).isEqualTo(expected);
     }
@@ -85,14 +86,14 @@ class NativeProviderLoadingTest {
     void aHostWithoutAnRdmaStackHasNoDevicesRatherThanAnError() {
         assumeThat(Files.exists(SYSFS)).as("this host has /sys/class/infiniband").isFalse();
 
-        assertThat(NativeVerbsProvider.load().devices()).isEmpty();
+        assertThat(NativeVerbsProvider.load().deviceVerbs().devices()).isEmpty();
     }
 
     @Test
     void openingADeviceThatIsNotPresentFailsWithEnodevNamingIt() {
         DeviceInfo absent = new DeviceInfo("no_such_dev0", 0x1234L, NodeType.CA);
 
-        assertThatThrownBy(() -> NativeVerbsProvider.load().openDevice(absent))
+        assertThatThrownBy(() -> NativeVerbsProvider.load().deviceVerbs().openDevice(absent))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {
                     assertThat(e.verb()).isEqualTo("ibv_open_device");
                     assertThat(e.errno()).isEqualTo(Errno.ENODEV);

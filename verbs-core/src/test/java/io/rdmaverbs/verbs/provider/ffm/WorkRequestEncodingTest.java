@@ -15,6 +15,8 @@ import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.WcFlag;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 
 import org.junit.jupiter.api.Test;
 
@@ -26,10 +28,12 @@ import org.junit.jupiter.api.Test;
 class WorkRequestEncodingTest {
 
     private final NativeVerbsProvider provider = NativeVerbsProvider.load();
+    private final CompletionVerbs cqVerbs = provider.completionVerbs();
+    private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
 
     @Test
     void sendRequestIsWrittenAsAnIbvSendWrWithSgListPointingAtItsSges() {
-        try (NativeSendWr wr = (NativeSendWr) provider.newSendWr(3)) {
+        try (NativeSendWr wr = (NativeSendWr) qpVerbs.newSendWr(3)) {
             wr.wrId(0x1122_3344_5566_7788L);
             wr.opcode(SendOpcode.RDMA_WRITE_WITH_IMM);
             wr.flags(SendFlag.SIGNALED | SendFlag.SOLICITED);
@@ -66,7 +70,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void datagramAndXrcDestinationsLandInTheUdAndXrcUnionMembers() {
-        try (Arena arena = Arena.ofConfined(); NativeSendWr wr = (NativeSendWr) provider.newSendWr(1)) {
+        try (Arena arena = Arena.ofConfined(); NativeSendWr wr = (NativeSendWr) qpVerbs.newSendWr(1)) {
             FakeVerbsContext device = new FakeVerbsContext(arena);
             NativePd pd = new NativePd(provider, MemorySegment.ofAddress(0x5000), device.handle(provider, "rxe0"));
             NativeAh ah = new NativeAh(provider, MemorySegment.ofAddress(0x7f12_3456_7000L), pd);
@@ -86,7 +90,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void clearZeroesTheRequestButKeepsSgListPointingAtItsSges() {
-        try (NativeSendWr wr = (NativeSendWr) provider.newSendWr(2)) {
+        try (NativeSendWr wr = (NativeSendWr) qpVerbs.newSendWr(2)) {
             wr.wrId(9);
             wr.sge(1, 1, 2, 3);
             wr.sgeCount(2);
@@ -105,7 +109,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void receiveRequestIsWrittenAsAnIbvRecvWrWithSgListPointingAtItsSges() {
-        try (NativeRecvWr wr = (NativeRecvWr) provider.newRecvWr(2)) {
+        try (NativeRecvWr wr = (NativeRecvWr) qpVerbs.newRecvWr(2)) {
             wr.wrId(-2L);
             wr.sge(1, 0x1000, 512, 0x77);
             wr.sgeCount(2);
@@ -124,7 +128,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void workCompletionsAreReadFromAnIbvWcArrayWithImmediateDataInHostOrder() {
-        try (NativeWorkCompletions wc = (NativeWorkCompletions) provider.newWorkCompletions(4)) {
+        try (NativeWorkCompletions wc = (NativeWorkCompletions) cqVerbs.newWorkCompletions(4)) {
             MemorySegment raw = wc.entries();
             assertThat(raw.byteSize()).isEqualTo(4 * 48);
             long second = 48;

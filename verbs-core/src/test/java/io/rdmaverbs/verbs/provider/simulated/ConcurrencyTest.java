@@ -47,10 +47,10 @@ class ConcurrencyTest {
             Future<?> churn = pool.submit(() -> {
                 ContextHandle ctx = rig.open("rxe1");
                 for (int i = 0; i < MESSAGES; i++) {
-                    PdHandle pd = provider.allocPd(ctx);
-                    CqHandle cq = provider.createCq(ctx, 4, null, 0);
-                    provider.destroyCq(cq);
-                    provider.deallocPd(pd);
+                    PdHandle pd = provider.domainVerbs().allocPd(ctx);
+                    CqHandle cq = provider.completionVerbs().createCq(ctx, 4, null, 0);
+                    provider.completionVerbs().destroyCq(cq);
+                    provider.domainVerbs().deallocPd(pd);
                 }
                 return null;
             });
@@ -66,10 +66,10 @@ class ConcurrencyTest {
         SimulatedProvider provider = rig.provider;
         ContextHandle ca = rig.open(from);
         ContextHandle cb = rig.open(to);
-        PdHandle pa = provider.allocPd(ca);
-        PdHandle pb = provider.allocPd(cb);
-        CqHandle qa = provider.createCq(ca, 64, null, 0);
-        CqHandle qb = provider.createCq(cb, 64, null, 0);
+        PdHandle pa = provider.domainVerbs().allocPd(ca);
+        PdHandle pb = provider.domainVerbs().allocPd(cb);
+        CqHandle qa = provider.completionVerbs().createCq(ca, 64, null, 0);
+        CqHandle qb = provider.completionVerbs().createCq(cb, 64, null, 0);
         QpHandle a = rig.qp(ca, pa, qa, QpType.RC);
         QpHandle b = rig.qp(cb, pb, qb, QpType.RC);
         rig.connect(a, ca, b, cb);
@@ -78,7 +78,7 @@ class ConcurrencyTest {
         MrHandle ma = rig.register(pa, out);
         MrHandle mb = rig.register(pb, in);
         int delivered = 0;
-        var completions = provider.newWorkCompletions(4);
+        var completions = provider.completionVerbs().newWorkCompletions(4);
         for (int i = 0; i < MESSAGES; i++) {
             long value = ((long) id << 32) | i;
             out.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, value);

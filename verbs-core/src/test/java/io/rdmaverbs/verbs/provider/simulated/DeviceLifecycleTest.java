@@ -4,10 +4,10 @@ import static io.rdmaverbs.verbs.provider.simulated.VerbsRig.assertVerbFails;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaverbs.verbs.Errno;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.NodeType;
 import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
@@ -20,7 +20,8 @@ class DeviceLifecycleTest {
     @Test
     void openingADeviceTheProviderDoesNotHaveFailsWithEnodev() {
         SimulatedProvider provider = SimulatedProvider.of(DeviceProfile.rxe("rxe0"));
-        assertVerbFails(() -> provider.openDevice(new DeviceInfo("mlx5_7", 1234L, NodeType.CA)), "ibv_open_device",
+        assertVerbFails(() -> provider.deviceVerbs().openDevice(new DeviceInfo("mlx5_7", 1234L, NodeType.CA)),
+                "ibv_open_device",
                 Errno.ENODEV);
     }
 
@@ -30,8 +31,8 @@ class DeviceLifecycleTest {
             ContextHandle a = rig.open("rxe0");
             ContextHandle b = rig.open("rxe0");
             assertThat(a).isNotSameAs(b);
-            rig.provider.allocPd(a);
-            rig.provider.allocPd(b);
+            rig.provider.domainVerbs().allocPd(a);
+            rig.provider.domainVerbs().allocPd(b);
             assertThat(rig.provider.resourceCounts("rxe0").contexts()).isEqualTo(2);
             assertThat(rig.provider.resourceCounts("rxe0").pds()).isEqualTo(2);
         }
@@ -41,23 +42,24 @@ class DeviceLifecycleTest {
     void closeDeviceSucceedsButLeavesItsObjectsLeakedAndCounted() {
         try (VerbsRig rig = new VerbsRig(DeviceProfile.rxe("rxe0"))) {
             ContextHandle ctx = rig.open("rxe0");
-            PdHandle pd = rig.provider.allocPd(ctx);
-            CqHandle cq = rig.provider.createCq(ctx, 16, null, 0);
+            PdHandle pd = rig.provider.domainVerbs().allocPd(ctx);
+            CqHandle cq = rig.provider.completionVerbs().createCq(ctx, 16, null, 0);
             QpHandle qp = rig.qp(ctx, pd, cq, QpType.RC);
 
-            rig.provider.closeDevice(ctx);
+            rig.provider.deviceVerbs().closeDevice(ctx);
 
             assertThat(rig.provider.leakedObjects()).extracting(LeakedObject::kind)
-                    .containsExactly(ResourceKind.PD, ResourceKind.CQ, ResourceKind.QP);
+                    .containsExactly(KernelObjectKind.PD, KernelObjectKind.CQ, KernelObjectKind.QP);
             assertThat(rig.provider.leakedObjects()).allSatisfy(leak -> {
                 assertThat(leak.device()).isEqualTo("rxe0");
                 assertThat(leak.context()).isEqualTo(ctx.describe());
             });
             assertThat(rig.provider.resourceCounts("rxe0").qps()).isEqualTo(1);
             assertThat(rig.provider.resourceCounts("rxe0").contexts()).isZero();
-            assertThatThrownBy(() -> rig.provider.destroyQp(qp)).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("closed");
-            assertThatThrownBy(() -> rig.provider.closeDevice(ctx)).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> rig.provider.queuePairVerbs().destroyQp(qp))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+            assertThatThrownBy(() -> rig.provider.deviceVerbs().closeDevice(ctx))
+                    .isInstanceOf(IllegalStateException.class);
         }
     }
 
@@ -65,9 +67,9 @@ class DeviceLifecycleTest {
     void closeDeviceWithEverythingReleasedLeaksNothing() {
         try (VerbsRig rig = new VerbsRig(DeviceProfile.rxe("rxe0"))) {
             ContextHandle ctx = rig.open("rxe0");
-            PdHandle pd = rig.provider.allocPd(ctx);
-            rig.provider.deallocPd(pd);
-            rig.provider.closeDevice(ctx);
+            PdHandle pd = rig.provider.domainVerbs().allocPd(ctx);
+            rig.provider.domainVerbs().deallocPd(pd);
+            rig.provider.deviceVerbs().closeDevice(ctx);
             assertThat(rig.provider.leakedObjects()).isEmpty();
             assertThat(rig.provider.resourceCounts("rxe0").objects()).isZero();
         }
@@ -77,33 +79,34 @@ class DeviceLifecycleTest {
     void handlesFromAnotherProviderAreRefusedBeforeAnything() {
         SimulatedProvider mine = SimulatedProvider.of(DeviceProfile.rxe("rxe0"));
         SimulatedProvider other = SimulatedProvider.of(DeviceProfile.rxe("rxe0"));
-        ContextHandle foreign = other.openDevice(other.devices().get(0));
-        PdHandle foreignPd = other.allocPd(foreign);
+        ContextHandle foreign = other.deviceVerbs().openDevice(other.deviceVerbs().devices().get(0));
+        PdHandle foreignPd = other.domainVerbs().allocPd(foreign);
 
-        assertThatThrownBy(() -> mine.allocPd(foreign)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> mine.domainVerbs().allocPd(foreign)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not created by this simulated provider");
-        assertThatThrownBy(() -> mine.deallocPd(foreignPd)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> mine.domainVerbs().deallocPd(foreignPd)).isInstanceOf(IllegalArgumentException.class);
         assertThat(other.resourceCounts("rxe0").pds()).isEqualTo(1);
     }
 
     @Test
     void destroyedHandlesAreRefusedAndADestroyIsNotRepeated() {
         SimulatedProvider provider = SimulatedProvider.of(DeviceProfile.rxe("rxe0"));
-        ContextHandle ctx = provider.openDevice(provider.devices().get(0));
-        PdHandle pd = provider.allocPd(ctx);
-        provider.deallocPd(pd);
+        ContextHandle ctx = provider.deviceVerbs().openDevice(provider.deviceVerbs().devices().get(0));
+        PdHandle pd = provider.domainVerbs().allocPd(ctx);
+        provider.domainVerbs().deallocPd(pd);
 
-        assertThatThrownBy(() -> provider.deallocPd(pd)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> provider.domainVerbs().deallocPd(pd)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("already destroyed");
-        assertThatThrownBy(() -> provider.createAh(pd, null)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> provider.addressHandleVerbs().createAh(pd,
+                null)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
     void handlesDescribeThemselvesByKindNumberAndDevice() {
         try (VerbsRig rig = new VerbsRig(DeviceProfile.rxe("rxe0"))) {
             ContextHandle ctx = rig.open("rxe0");
-            PdHandle pd = rig.provider.allocPd(ctx);
-            CqHandle cq = rig.provider.createCq(ctx, 4, null, 0);
+            PdHandle pd = rig.provider.domainVerbs().allocPd(ctx);
+            CqHandle cq = rig.provider.completionVerbs().createCq(ctx, 4, null, 0);
             QpHandle qp = rig.qp(ctx, pd, cq, QpType.RC);
             assertThat(ctx.describe()).isEqualTo("sim:ibv_context#1 on rxe0");
             assertThat(cq.describe()).isEqualTo("sim:ibv_cq#1 on rxe0");
@@ -117,8 +120,8 @@ class DeviceLifecycleTest {
         try (VerbsRig rig = new VerbsRig(DeviceProfile.rxe("rxe0"))) {
             ContextHandle a = rig.open("rxe0");
             ContextHandle b = rig.open("rxe0");
-            PdHandle pdOfA = rig.provider.allocPd(a);
-            CqHandle cqOfB = rig.provider.createCq(b, 4, null, 0);
+            PdHandle pdOfA = rig.provider.domainVerbs().allocPd(a);
+            CqHandle cqOfB = rig.provider.completionVerbs().createCq(b, 4, null, 0);
             assertVerbFails(() -> rig.qp(b, pdOfA, cqOfB, QpType.RC), "ibv_create_qp_ex", Errno.EINVAL);
         }
     }

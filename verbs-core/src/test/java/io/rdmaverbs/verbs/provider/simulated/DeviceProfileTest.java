@@ -101,18 +101,18 @@ class DeviceProfileTest {
     void queryDeviceAndPortReportTheProfile() {
         SimulatedProvider provider = SimulatedProvider.of(DeviceProfile.rxe("rxe0"), DeviceProfile.mlx5("mlx5_0"));
         assertThat(provider.name()).isEqualTo("simulated");
-        assertThat(provider.devices()).extracting(d -> d.name()).containsExactly("rxe0", "mlx5_0");
+        assertThat(provider.deviceVerbs().devices()).extracting(d -> d.name()).containsExactly("rxe0", "mlx5_0");
 
-        ContextHandle ctx = provider.openDevice(provider.devices().get(0));
+        ContextHandle ctx = provider.deviceVerbs().openDevice(provider.deviceVerbs().devices().get(0));
         assertThat(ctx.numCompVectors()).isEqualTo(2);
         assertThat(ctx.device().name()).isEqualTo("rxe0");
-        assertThat(provider.queryDevice(ctx)).isEqualTo(DeviceProfile.rxe("rxe0").attributes());
-        PortAttributes port = provider.queryPort(ctx, 1);
+        assertThat(provider.deviceVerbs().queryDevice(ctx)).isEqualTo(DeviceProfile.rxe("rxe0").attributes());
+        PortAttributes port = provider.deviceVerbs().queryPort(ctx, 1);
         assertThat(port.state()).isEqualTo(PortState.ACTIVE);
         assertThat(port.activeMtu()).isEqualTo(Mtu.MTU_1024);
         assertThat(port.linkLayer()).isEqualTo(LinkLayer.ETHERNET);
         assertThat(port.gidTableLength()).isEqualTo(1024);
-        assertThat(provider.queryGid(ctx, 1, 0)).isEqualTo(DeviceProfile.rxe("rxe0").port(1).gid(0));
-        assertThat(provider.queryGid(ctx, 1, 1)).as("an empty entry reads as zero").isEqualTo(Gid.ZERO);
+        assertThat(provider.deviceVerbs().queryGid(ctx, 1, 0)).isEqualTo(DeviceProfile.rxe("rxe0").port(1).gid(0));
+        assertThat(provider.deviceVerbs().queryGid(ctx, 1, 1)).as("an empty entry reads as zero").isEqualTo(Gid.ZERO);
     }
 }

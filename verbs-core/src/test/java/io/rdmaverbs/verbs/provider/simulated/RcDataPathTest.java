@@ -14,12 +14,17 @@ import io.rdmaverbs.verbs.attr.SrqType;
 import io.rdmaverbs.verbs.attr.WcFlag;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
+import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.SrqHandle;
 import io.rdmaverbs.verbs.provider.SrqInitSpec;
 
@@ -31,6 +36,11 @@ class RcDataPathTest {
 
     private final VerbsRig rig = new VerbsRig(DeviceProfile.rxe("rxe0"), DeviceProfile.rxe("rxe1"));
     private final SimulatedProvider provider = rig.provider;
+    private final DomainVerbs domainVerbs = provider.domainVerbs();
+    private final CompletionVerbs cqVerbs = provider.completionVerbs();
+    private final SharedReceiveQueueVerbs srqVerbs = provider.sharedReceiveQueueVerbs();
+    private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
+    private final MemoryRegionVerbs mrVerbs = provider.memoryRegionVerbs();
 
     /** Two RC QPs on one rxe device, like ibv_rc_pingpong over loopback. */
     private final class Pair {
@@ -50,10 +60,10 @@ class RcDataPathTest {
         Pair(String deviceA, String deviceB, QpType type, int rnrRetry) {
             ctxA = rig.open(deviceA);
             ctxB = rig.open(deviceB);
-            pdA = provider.allocPd(ctxA);
-            pdB = provider.allocPd(ctxB);
-            cqA = provider.createCq(ctxA, 64, null, 0);
-            cqB = provider.createCq(ctxB, 64, null, 0);
+            pdA = domainVerbs.allocPd(ctxA);
+            pdB = domainVerbs.allocPd(ctxB);
+            cqA = cqVerbs.createCq(ctxA, 64, null, 0);
+            cqB = cqVerbs.createCq(ctxB, 64, null, 0);
             a = rig.qp(ctxA, pdA, cqA, type);
             b = rig.qp(ctxB, pdB, cqB, type);
             mrA = rig.register(pdA, bufA);
@@ -150,9 +160,9 @@ class RcDataPathTest {
     @Test
     void signalAllCompletesEverySend() {
         ContextHandle ctx = rig.open("rxe0");
-        PdHandle pd = provider.allocPd(ctx);
-        CqHandle cq = provider.createCq(ctx, 16, null, 0);
-        QpHandle qp = provider.createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(QpType.RC, pd, null, cq, cq,
+        PdHandle pd = domainVerbs.allocPd(ctx);
+        CqHandle cq = cqVerbs.createCq(ctx, 16, null, 0);
+        QpHandle qp = qpVerbs.createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(QpType.RC, pd, null, cq, cq,
                 null, io.rdmaverbs.verbs.attr.QpCapabilities.of(4, 4), true));
         MemorySegment buf = rig.buffer(64);
         MrHandle mr = rig.register(pd, buf);
@@ -187,24 +197,24 @@ class RcDataPathTest {
         rig.post(p.a, SendOpcode.SEND, 50, p.bufA, 8, p.mrA, SendFlag.SIGNALED);
         assertThat(rig.poll(p.cqA)).extracting(VerbsRig.Wc::wrId, VerbsRig.Wc::status)
                 .containsExactly(tuple(50L, WcStatus.RNR_RETRY_EXC_ERR));
-        assertThat(provider.queryQp(p.a).state()).isEqualTo(QpState.ERR);
+        assertThat(qpVerbs.queryQp(p.a).state()).isEqualTo(QpState.ERR);
     }
 
     @Test
     void aPeerThatIsNotReadyToReceiveExhaustsTheTransportRetries() {
         ContextHandle ctx = rig.open("rxe0");
-        PdHandle pd = provider.allocPd(ctx);
-        CqHandle cq = provider.createCq(ctx, 16, null, 0);
+        PdHandle pd = domainVerbs.allocPd(ctx);
+        CqHandle cq = cqVerbs.createCq(ctx, 16, null, 0);
         QpHandle a = rig.qp(ctx, pd, cq, QpType.RC);
         QpHandle b = rig.qp(ctx, pd, cq, QpType.RC);
         MemorySegment buf = rig.buffer(64);
         MrHandle mr = rig.register(pd, buf);
-        provider.modifyQp(a, io.rdmaverbs.verbs.attr.QpModification.init(1, 0, java.util.EnumSet.noneOf(
+        qpVerbs.modifyQp(a, io.rdmaverbs.verbs.attr.QpModification.init(1, 0, java.util.EnumSet.noneOf(
                 io.rdmaverbs.verbs.attr.AccessFlag.class)));
-        provider.modifyQp(b, io.rdmaverbs.verbs.attr.QpModification.init(1, 0, java.util.EnumSet.noneOf(
+        qpVerbs.modifyQp(b, io.rdmaverbs.verbs.attr.QpModification.init(1, 0, java.util.EnumSet.noneOf(
                 io.rdmaverbs.verbs.attr.AccessFlag.class)));
         rig.rtr(a, rig.addressOf(ctx), b.qpNum());
-        provider.modifyQp(a, VerbsRig.rts(QpType.RC, 7));
+        qpVerbs.modifyQp(a, VerbsRig.rts(QpType.RC, 7));
 
         rig.post(a, SendOpcode.SEND, 60, buf, 8, mr, SendFlag.SIGNALED);
 
@@ -215,25 +225,25 @@ class RcDataPathTest {
     @Test
     void writingToAQpWithoutRemoteWriteAccessIsAnInvalidRequestOnRxe() {
         ContextHandle ctx = rig.open("rxe0");
-        PdHandle pd = provider.allocPd(ctx);
-        CqHandle cq = provider.createCq(ctx, 16, null, 0);
+        PdHandle pd = domainVerbs.allocPd(ctx);
+        CqHandle cq = cqVerbs.createCq(ctx, 16, null, 0);
         QpHandle a = rig.qp(ctx, pd, cq, QpType.RC);
         QpHandle b = rig.qp(ctx, pd, cq, QpType.RC);
         MemorySegment buf = rig.buffer(256);
         MrHandle mr = rig.register(pd, buf);
         var none = java.util.EnumSet.noneOf(io.rdmaverbs.verbs.attr.AccessFlag.class);
-        provider.modifyQp(a, io.rdmaverbs.verbs.attr.QpModification.init(1, 0, none));
-        provider.modifyQp(b, io.rdmaverbs.verbs.attr.QpModification.init(1, 0, none));
+        qpVerbs.modifyQp(a, io.rdmaverbs.verbs.attr.QpModification.init(1, 0, none));
+        qpVerbs.modifyQp(b, io.rdmaverbs.verbs.attr.QpModification.init(1, 0, none));
         rig.rtr(a, rig.addressOf(ctx), b.qpNum());
         rig.rtr(b, rig.addressOf(ctx), a.qpNum());
-        provider.modifyQp(a, VerbsRig.rts(QpType.RC, 7));
-        provider.modifyQp(b, VerbsRig.rts(QpType.RC, 7));
+        qpVerbs.modifyQp(a, VerbsRig.rts(QpType.RC, 7));
+        qpVerbs.modifyQp(b, VerbsRig.rts(QpType.RC, 7));
 
         rig.rdma(a, SendOpcode.RDMA_WRITE, 70, buf, 8, mr, buf.address() + 128, mr.rkey(), SendFlag.SIGNALED);
 
         assertThat(rig.poll(cq)).extracting(VerbsRig.Wc::wrId, VerbsRig.Wc::status)
                 .containsExactly(tuple(70L, WcStatus.REM_INV_REQ_ERR));
-        assertThat(provider.queryQp(b).state()).as("the responder goes to error too").isEqualTo(QpState.ERR);
+        assertThat(qpVerbs.queryQp(b).state()).as("the responder goes to error too").isEqualTo(QpState.ERR);
     }
 
     @Test
@@ -244,7 +254,7 @@ class RcDataPathTest {
         assertThat(rig.poll(p.cqA)).extracting(VerbsRig.Wc::status).containsExactly(WcStatus.REM_ACCESS_ERR);
 
         Pair q = new Pair("rxe0", "rxe1", QpType.RC, 7);
-        MrHandle readOnly = provider.regMr(q.pdB, q.bufB, io.rdmaverbs.verbs.attr.AccessFlag.REMOTE_READ.bit());
+        MrHandle readOnly = mrVerbs.regMr(q.pdB, q.bufB, io.rdmaverbs.verbs.attr.AccessFlag.REMOTE_READ.bit());
         rig.rdma(q.a, SendOpcode.RDMA_WRITE, 81, q.bufA, 8, q.mrA, q.bufB.address(), readOnly.rkey(),
                 SendFlag.SIGNALED);
         assertThat(rig.poll(q.cqA)).extracting(VerbsRig.Wc::status).containsExactly(WcStatus.REM_ACCESS_ERR);
@@ -275,13 +285,13 @@ class RcDataPathTest {
     void aSendWhoseLkeyDoesNotCoverTheBufferFailsLocally() {
         Pair p = new Pair("rxe0", "rxe0", QpType.RC, 7);
         rig.receive(p.b, 95, p.bufB, 64, p.mrB);
-        try (SendWr wr = provider.newSendWr(1)) {
+        try (SendWr wr = qpVerbs.newSendWr(1)) {
             wr.wrId(96);
             wr.opcode(SendOpcode.SEND);
             wr.flags(SendFlag.SIGNALED);
             wr.sge(0, p.bufA.address() + 4090, 16, p.mrA.lkey());
             wr.sgeCount(1);
-            provider.postSend(p.a, wr);
+            qpVerbs.postSend(p.a, wr);
         }
         assertThat(rig.poll(p.cqA)).extracting(VerbsRig.Wc::wrId, VerbsRig.Wc::status)
                 .containsExactly(tuple(96L, WcStatus.LOC_QP_OP_ERR));
@@ -294,10 +304,10 @@ class RcDataPathTest {
                 DeviceProfile.mlx5Infiniband("mlx5_1"))) {
             ContextHandle c0 = hcas.open("mlx5_0");
             ContextHandle c1 = hcas.open("mlx5_1");
-            PdHandle p0 = hcas.provider.allocPd(c0);
-            PdHandle p1 = hcas.provider.allocPd(c1);
-            CqHandle q0 = hcas.provider.createCq(c0, 16, null, 0);
-            CqHandle q1 = hcas.provider.createCq(c1, 16, null, 0);
+            PdHandle p0 = hcas.provider.domainVerbs().allocPd(c0);
+            PdHandle p1 = hcas.provider.domainVerbs().allocPd(c1);
+            CqHandle q0 = hcas.provider.completionVerbs().createCq(c0, 16, null, 0);
+            CqHandle q1 = hcas.provider.completionVerbs().createCq(c1, 16, null, 0);
             QpHandle a = hcas.qp(c0, p0, q0, QpType.RC);
             QpHandle b = hcas.qp(c1, p1, q1, QpType.RC);
             MemorySegment b0 = hcas.buffer(64);
@@ -322,9 +332,9 @@ class RcDataPathTest {
     @Test
     void qpsSharingAnSrqDrawReceivesFromIt() {
         ContextHandle ctx = rig.open("rxe0");
-        PdHandle pd = provider.allocPd(ctx);
-        CqHandle cq = provider.createCq(ctx, 16, null, 0);
-        SrqHandle srq = provider.createSrq(ctx, new SrqInitSpec(SrqType.BASIC, pd, null, null, 8, 1, 0));
+        PdHandle pd = domainVerbs.allocPd(ctx);
+        CqHandle cq = cqVerbs.createCq(ctx, 16, null, 0);
+        SrqHandle srq = srqVerbs.createSrq(ctx, new SrqInitSpec(SrqType.BASIC, pd, null, null, 8, 1, 0));
         QpHandle s1 = rig.qp(ctx, pd, cq, QpType.RC);
         QpHandle s2 = rig.qp(ctx, pd, cq, QpType.RC);
         QpHandle r1 = rig.qp(ctx, pd, cq, QpType.RC, srq);
@@ -363,12 +373,12 @@ class RcDataPathTest {
         Pair p = new Pair("rxe0", "rxe0", QpType.RC, 7);
         MemorySegment unregistered = rig.text("inline!");
         rig.receive(p.b, 1, p.bufB, 64, p.mrB);
-        try (SendWr wr = provider.newSendWr(1)) {
+        try (SendWr wr = qpVerbs.newSendWr(1)) {
             wr.opcode(SendOpcode.SEND);
             wr.flags(SendFlag.INLINE | SendFlag.SIGNALED);
             wr.sge(0, unregistered.address(), 7, 0);
             wr.sgeCount(1);
-            provider.postSend(p.a, wr);
+            qpVerbs.postSend(p.a, wr);
         }
         assertThat(VerbsRig.read(p.bufB, 0, 7)).isEqualTo("inline!");
     }
@@ -387,7 +397,7 @@ class RcDataPathTest {
     void destroyingTheResponderFailsTheWaitingRequester() {
         Pair p = new Pair("rxe0", "rxe1", QpType.RC, 7);
         rig.post(p.a, SendOpcode.SEND, 1, p.bufA, 8, p.mrA, SendFlag.SIGNALED);
-        provider.destroyQp(p.b);
+        qpVerbs.destroyQp(p.b);
         assertThat(rig.poll(p.cqA)).extracting(VerbsRig.Wc::status).containsExactly(WcStatus.RETRY_EXC_ERR);
     }
 }

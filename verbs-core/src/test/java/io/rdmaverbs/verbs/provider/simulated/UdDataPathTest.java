@@ -14,12 +14,17 @@ import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.WcFlag;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
 import io.rdmaverbs.verbs.provider.AhHandle;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.SendWr;
 
 import org.junit.jupiter.api.AfterEach;
@@ -32,6 +37,11 @@ class UdDataPathTest {
 
     private final VerbsRig rig = new VerbsRig(DeviceProfile.rxe("rxe0"), DeviceProfile.rxe("rxe1"));
     private final SimulatedProvider provider = rig.provider;
+    private final DeviceVerbs deviceVerbs = provider.deviceVerbs();
+    private final DomainVerbs domainVerbs = provider.domainVerbs();
+    private final CompletionVerbs cqVerbs = provider.completionVerbs();
+    private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
+    private final AddressHandleVerbs ahVerbs = provider.addressHandleVerbs();
 
     /** A UD endpoint: context, PD, CQ, QP at RTS, and a registered buffer. */
     private final class Node {
@@ -44,8 +54,8 @@ class UdDataPathTest {
 
         Node(VerbsRig on, String device, int qkey) {
             ctx = on.open(device);
-            pd = on.provider.allocPd(ctx);
-            cq = on.provider.createCq(ctx, 64, null, 0);
+            pd = on.provider.domainVerbs().allocPd(ctx);
+            cq = on.provider.completionVerbs().createCq(ctx, 64, null, 0);
             qp = on.qp(ctx, pd, cq, QpType.UD);
             mr = on.register(pd, buf);
             on.datagramReady(qp, qkey);
@@ -59,14 +69,14 @@ class UdDataPathTest {
 
     private void sendDatagram(SimulatedProvider p, Node from, AhHandle ah, int remoteQpn, int qkey, int length,
             long wrId) {
-        try (SendWr wr = p.newSendWr(1)) {
+        try (SendWr wr = p.queuePairVerbs().newSendWr(1)) {
             wr.wrId(wrId);
             wr.opcode(SendOpcode.SEND);
             wr.flags(SendFlag.SIGNALED);
             wr.sge(0, from.buf.address(), length, from.mr.lkey());
             wr.sgeCount(1);
             wr.datagram(ah, remoteQpn, qkey);
-            p.postSend(from.qp, wr);
+            p.queuePairVerbs().postSend(from.qp, wr);
         }
     }
 
@@ -75,9 +85,9 @@ class UdDataPathTest {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe1", QKEY);
         MemorySegment.copy("datagram!!".getBytes(), 0, a.buf, ValueLayout.JAVA_BYTE, 0, 10);
-        Gid gidA = provider.queryGid(a.ctx, 1, 0);
-        Gid gidB = provider.queryGid(b.ctx, 1, 0);
-        AhHandle ah = provider.createAh(a.pd, AddressVector.roce(1, gidB, 0));
+        Gid gidA = deviceVerbs.queryGid(a.ctx, 1, 0);
+        Gid gidB = deviceVerbs.queryGid(b.ctx, 1, 0);
+        AhHandle ah = ahVerbs.createAh(a.pd, AddressVector.roce(1, gidB, 0));
         rig.receive(b.qp, 1, b.buf, 256, b.mr);
 
         sendDatagram(provider, a, ah, b.qp.qpNum(), QKEY, 10, 2);
@@ -100,7 +110,7 @@ class UdDataPathTest {
     void aWrongQkeyDropsTheDatagramSilently() {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe0", QKEY);
-        AhHandle ah = provider.createAh(a.pd, rig.addressOf(a.ctx));
+        AhHandle ah = ahVerbs.createAh(a.pd, rig.addressOf(a.ctx));
         rig.receive(b.qp, 1, b.buf, 256, b.mr);
 
         sendDatagram(provider, a, ah, b.qp.qpNum(), 0x9999, 10, 2);
@@ -113,7 +123,7 @@ class UdDataPathTest {
     void aControlledQkeyUsesTheSendersOwnQkey() {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe0", QKEY);
-        AhHandle ah = provider.createAh(a.pd, rig.addressOf(a.ctx));
+        AhHandle ah = ahVerbs.createAh(a.pd, rig.addressOf(a.ctx));
         rig.receive(b.qp, 1, b.buf, 256, b.mr);
         sendDatagram(provider, a, ah, b.qp.qpNum(), 0x8000_0000, 10, 2);
         assertThat(rig.poll(b.cq)).extracting(VerbsRig.Wc::status).containsExactly(WcStatus.SUCCESS);
@@ -123,7 +133,7 @@ class UdDataPathTest {
     void rxeCompletesADatagramLongerThanTheMtuWithoutSendingIt() {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe0", QKEY);
-        AhHandle ah = provider.createAh(a.pd, rig.addressOf(a.ctx));
+        AhHandle ah = ahVerbs.createAh(a.pd, rig.addressOf(a.ctx));
         rig.receive(b.qp, 1, b.buf, 4096, b.mr);
 
         sendDatagram(provider, a, ah, b.qp.qpNum(), QKEY, 2000, 2);
@@ -137,7 +147,7 @@ class UdDataPathTest {
     void aDatagramWithoutAPostedReceiveIsLost() {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe0", QKEY);
-        AhHandle ah = provider.createAh(a.pd, rig.addressOf(a.ctx));
+        AhHandle ah = ahVerbs.createAh(a.pd, rig.addressOf(a.ctx));
         sendDatagram(provider, a, ah, b.qp.qpNum(), QKEY, 10, 2);
         rig.receive(b.qp, 1, b.buf, 256, b.mr);
         assertThat(rig.poll(b.cq)).isEmpty();
@@ -147,7 +157,7 @@ class UdDataPathTest {
     void aReceiveBufferWithoutRoomForTheGrhFailsTheReceive() {
         Node a = new Node(rig, "rxe0", QKEY);
         Node b = new Node(rig, "rxe0", QKEY);
-        AhHandle ah = provider.createAh(a.pd, rig.addressOf(a.ctx));
+        AhHandle ah = ahVerbs.createAh(a.pd, rig.addressOf(a.ctx));
         rig.receive(b.qp, 1, b.buf, 20, b.mr);
         sendDatagram(provider, a, ah, b.qp.qpNum(), QKEY, 10, 2);
         assertThat(rig.poll(b.cq)).extracting(VerbsRig.Wc::status).containsExactly(WcStatus.LOC_QP_OP_ERR);
@@ -162,13 +172,13 @@ class UdDataPathTest {
         Node outsider = new Node(rig, "rxe1", QKEY);
         Gid group = VerbsRig.multicastGid(42);
         for (Node n : new Node[] {sameDevice, member1, member2}) {
-            provider.attachMcast(n.qp, group, 0);
+            qpVerbs.attachMcast(n.qp, group, 0);
         }
         for (Node n : new Node[] {sameDevice, member1, member2, outsider}) {
             rig.receive(n.qp, 7, n.buf, 256, n.mr);
         }
         MemorySegment.copy("to all".getBytes(), 0, sender.buf, ValueLayout.JAVA_BYTE, 0, 6);
-        AhHandle ah = provider.createAh(sender.pd, new AddressVector(0, 0, 0, 0, 1,
+        AhHandle ah = ahVerbs.createAh(sender.pd, new AddressVector(0, 0, 0, 0, 1,
                 GlobalRoute.to(group, 0)));
 
         sendDatagram(provider, sender, ah, 0xffffff, QKEY, 6, 8);
@@ -189,9 +199,9 @@ class UdDataPathTest {
             Node sender = new Node(hca, "mlx5_0", QKEY);
             Node member = new Node(hca, "mlx5_0", QKEY);
             Gid group = VerbsRig.multicastGid(9);
-            hca.provider.attachMcast(member.qp, group, 0);
+            hca.provider.queuePairVerbs().attachMcast(member.qp, group, 0);
             hca.receive(member.qp, 1, member.buf, 256, member.mr);
-            AhHandle ah = hca.provider.createAh(sender.pd, new AddressVector(0, 0, 0, 0, 1,
+            AhHandle ah = hca.provider.addressHandleVerbs().createAh(sender.pd, new AddressVector(0, 0, 0, 0, 1,
                     GlobalRoute.to(group, 0)));
 
             sendDatagram(hca.provider, sender, ah, 0xffffff, QKEY, 4, 2);
@@ -209,7 +219,7 @@ class UdDataPathTest {
             Node b = new Node(hca, "mlx5_1", QKEY);
             b.buf.asSlice(0, 40).fill((byte) 0x5a);
             MemorySegment.copy("ib".getBytes(), 0, a.buf, ValueLayout.JAVA_BYTE, 0, 2);
-            AhHandle ah = hca.provider.createAh(a.pd, hca.addressOf(b.ctx));
+            AhHandle ah = hca.provider.addressHandleVerbs().createAh(a.pd, hca.addressOf(b.ctx));
             hca.receive(b.qp, 1, b.buf, 256, b.mr);
 
             sendDatagram(hca.provider, a, ah, b.qp.qpNum(), QKEY, 2, 2);

@@ -9,9 +9,6 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
-import io.rdmaverbs.verbs.WorkCompletions;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.Gid;
@@ -23,8 +20,12 @@ import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
@@ -56,11 +57,12 @@ final class VerbsRig implements AutoCloseable {
 
     VerbsRig(DeviceProfile... profiles) {
         this.provider = SimulatedProvider.of(profiles);
-        this.wc = provider.newWorkCompletions(64);
+        this.wc = provider.completionVerbs().newWorkCompletions(64);
     }
 
     ContextHandle open(String device) {
-        return provider.openDevice(provider.devices().stream().filter(d -> d.name().equals(device)).findFirst()
+        DeviceVerbs devices = provider.deviceVerbs();
+        return devices.openDevice(devices.devices().stream().filter(d -> d.name().equals(device)).findFirst()
                 .orElseThrow());
     }
 
@@ -81,7 +83,7 @@ final class VerbsRig implements AutoCloseable {
     }
 
     MrHandle register(PdHandle pd, MemorySegment seg) {
-        return provider.regMr(pd, seg, ALL_ACCESS);
+        return provider.memoryRegionVerbs().regMr(pd, seg, ALL_ACCESS);
     }
 
     QpHandle qp(ContextHandle ctx, PdHandle pd, CqHandle cq, QpType type) {
@@ -89,15 +91,16 @@ final class VerbsRig implements AutoCloseable {
     }
 
     QpHandle qp(ContextHandle ctx, PdHandle pd, CqHandle cq, QpType type, @Nullable SrqHandle srq) {
-        return provider.createQp(ctx, new QpInitSpec(type, pd, null, cq, cq, srq, new QpCapabilities(16, 16, 2, 2, 0),
+        return provider.queuePairVerbs().createQp(ctx, new QpInitSpec(type, pd, null, cq, cq, srq,
+                new QpCapabilities(16, 16, 2, 2, 0),
                 false));
     }
 
     /** The address of port 1 of {@code ctx}'s device: GRH to GID[0] on RoCE, the LID on InfiniBand. */
     AddressVector addressOf(ContextHandle ctx) {
-        var port = provider.queryPort(ctx, 1);
+        var port = provider.deviceVerbs().queryPort(ctx, 1);
         if (port.linkLayer() == LinkLayer.ETHERNET) {
-            return AddressVector.roce(1, provider.queryGid(ctx, 1, 0), 0);
+            return AddressVector.roce(1, provider.deviceVerbs().queryGid(ctx, 1, 0), 0);
         }
         return AddressVector.infiniband(1, port.lid());
     }
@@ -110,24 +113,26 @@ final class VerbsRig implements AutoCloseable {
     void connect(QpHandle a, ContextHandle ca, QpHandle b, ContextHandle cb, int rnrRetry) {
         EnumSet<AccessFlag> remote = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
                 AccessFlag.REMOTE_ATOMIC);
-        provider.modifyQp(a, QpModification.init(1, 0, remote));
-        provider.modifyQp(b, QpModification.init(1, 0, remote));
+        provider.queuePairVerbs().modifyQp(a, QpModification.init(1, 0, remote));
+        provider.queuePairVerbs().modifyQp(b, QpModification.init(1, 0, remote));
         rtr(a, addressOf(cb), b.qpNum());
         rtr(b, addressOf(ca), a.qpNum());
-        provider.modifyQp(a, rts(a.type(), rnrRetry));
-        provider.modifyQp(b, rts(b.type(), rnrRetry));
+        provider.queuePairVerbs().modifyQp(a, rts(a.type(), rnrRetry));
+        provider.queuePairVerbs().modifyQp(b, rts(b.type(), rnrRetry));
     }
 
     /** Connects an RC/UC QP to itself: sends come back to its own receive queue. */
     void loopback(QpHandle qp, ContextHandle ctx) {
-        provider.modifyQp(qp, QpModification.init(1, 0, EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
+        provider.queuePairVerbs().modifyQp(qp, QpModification.init(1, 0, EnumSet.of(AccessFlag.REMOTE_WRITE,
+                AccessFlag.REMOTE_READ,
                 AccessFlag.REMOTE_ATOMIC)));
         rtr(qp, addressOf(ctx), qp.qpNum());
-        provider.modifyQp(qp, rts(qp.type(), 7));
+        provider.queuePairVerbs().modifyQp(qp, rts(qp.type(), 7));
     }
 
     void rtr(QpHandle qp, AddressVector path, int remoteQpn) {
-        provider.modifyQp(qp, QpModification.readyToReceive(qp.type(), path, remoteQpn, 0, Mtu.MTU_1024));
+        provider.queuePairVerbs().modifyQp(qp, QpModification.readyToReceive(qp.type(), path, remoteQpn, 0,
+                Mtu.MTU_1024));
     }
 
     static QpModification rts(QpType type, int rnrRetry) {
@@ -141,26 +146,26 @@ final class VerbsRig implements AutoCloseable {
 
     /** Brings a UD QP to RTS with the given Q_Key. */
     void datagramReady(QpHandle qp, int qkey) {
-        provider.modifyQp(qp, QpModification.initDatagram(1, 0, qkey));
-        provider.modifyQp(qp, QpModification.to(io.rdmaverbs.verbs.attr.QpState.RTR));
-        provider.modifyQp(qp, QpModification.readyToSend(QpType.UD, 0));
+        provider.queuePairVerbs().modifyQp(qp, QpModification.initDatagram(1, 0, qkey));
+        provider.queuePairVerbs().modifyQp(qp, QpModification.to(io.rdmaverbs.verbs.attr.QpState.RTR));
+        provider.queuePairVerbs().modifyQp(qp, QpModification.readyToSend(QpType.UD, 0));
     }
 
     void post(QpHandle qp, SendOpcode opcode, long wrId, MemorySegment seg, int length, MrHandle mr, int flags) {
-        try (SendWr wr = provider.newSendWr(1)) {
+        try (SendWr wr = provider.queuePairVerbs().newSendWr(1)) {
             wr.wrId(wrId);
             wr.opcode(opcode);
             wr.flags(flags);
             wr.sge(0, seg.address(), length, mr.lkey());
             wr.sgeCount(1);
             wr.immediateData(0x11223344);
-            provider.postSend(qp, wr);
+            provider.queuePairVerbs().postSend(qp, wr);
         }
     }
 
     void rdma(QpHandle qp, SendOpcode opcode, long wrId, MemorySegment local, int length, MrHandle mr, long remote,
             int rkey, int flags) {
-        try (SendWr wr = provider.newSendWr(1)) {
+        try (SendWr wr = provider.queuePairVerbs().newSendWr(1)) {
             wr.wrId(wrId);
             wr.opcode(opcode);
             wr.flags(flags);
@@ -168,24 +173,24 @@ final class VerbsRig implements AutoCloseable {
             wr.sgeCount(1);
             wr.immediateData(0x55667788);
             wr.rdma(remote, rkey);
-            provider.postSend(qp, wr);
+            provider.queuePairVerbs().postSend(qp, wr);
         }
     }
 
     void receive(QpHandle qp, long wrId, MemorySegment seg, int length, MrHandle mr) {
         try (RecvWr wr = recvWr(wrId, seg, length, mr)) {
-            provider.postRecv(qp, wr);
+            provider.queuePairVerbs().postRecv(qp, wr);
         }
     }
 
     void receive(SrqHandle srq, long wrId, MemorySegment seg, int length, MrHandle mr) {
         try (RecvWr wr = recvWr(wrId, seg, length, mr)) {
-            provider.postSrqRecv(srq, wr);
+            provider.sharedReceiveQueueVerbs().postSrqRecv(srq, wr);
         }
     }
 
     private RecvWr recvWr(long wrId, MemorySegment seg, int length, MrHandle mr) {
-        RecvWr wr = provider.newRecvWr(1);
+        RecvWr wr = provider.queuePairVerbs().newRecvWr(1);
         wr.wrId(wrId);
         wr.sge(0, seg.address(), length, mr.lkey());
         wr.sgeCount(1);
@@ -201,7 +206,7 @@ final class VerbsRig implements AutoCloseable {
     List<Wc> poll(CqHandle cq, WorkCompletions wc) {
         List<Wc> out = new ArrayList<>();
         int n;
-        while ((n = provider.pollCq(cq, wc, wc.capacity())) > 0) {
+        while ((n = provider.completionVerbs().pollCq(cq, wc, wc.capacity())) > 0) {
             for (int i = 0; i < n; i++) {
                 out.add(new Wc(wc.wrId(i), wc.status(i), wc.opcode(i), wc.byteLength(i), wc.immediateData(i),
                         wc.qpNum(i), wc.sourceQp(i), wc.wcFlags(i)));

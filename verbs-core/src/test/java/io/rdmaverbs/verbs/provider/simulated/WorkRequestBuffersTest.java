@@ -3,13 +3,17 @@ package io.rdmaverbs.verbs.provider.simulated;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaverbs.verbs.WorkCompletions;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
 
@@ -19,10 +23,14 @@ import org.junit.jupiter.api.Test;
 class WorkRequestBuffersTest {
 
     private final SimulatedProvider provider = SimulatedProvider.of(DeviceProfile.rxe("rxe0"));
+    private final DeviceVerbs deviceVerbs = provider.deviceVerbs();
+    private final DomainVerbs domainVerbs = provider.domainVerbs();
+    private final CompletionVerbs cqVerbs = provider.completionVerbs();
+    private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
 
     @Test
     void aSendRequestKeepsWhatWasSetUntilCleared() {
-        try (SendWr wr = provider.newSendWr(2)) {
+        try (SendWr wr = qpVerbs.newSendWr(2)) {
             wr.wrId(7);
             wr.opcode(SendOpcode.RDMA_WRITE_WITH_IMM);
             wr.sge(1, 0x1000, 64, 42);
@@ -45,9 +53,9 @@ class WorkRequestBuffersTest {
 
     @Test
     void closedRequestsAndCompletionBuffersRefuseUse() {
-        SendWr send = provider.newSendWr(1);
-        RecvWr recv = provider.newRecvWr(1);
-        WorkCompletions wc = provider.newWorkCompletions(4);
+        SendWr send = qpVerbs.newSendWr(1);
+        RecvWr recv = qpVerbs.newRecvWr(1);
+        WorkCompletions wc = cqVerbs.newWorkCompletions(4);
         send.close();
         recv.close();
         wc.close();
@@ -56,23 +64,23 @@ class WorkRequestBuffersTest {
         assertThatThrownBy(() -> send.wrId(1)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> recv.sgeCount()).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> wc.wrId(0)).isInstanceOf(IllegalStateException.class);
-        ContextHandle ctx = provider.openDevice(provider.devices().get(0));
-        CqHandle cq = provider.createCq(ctx, 4, null, 0);
-        assertThatThrownBy(() -> provider.pollCq(cq, wc, 1)).isInstanceOf(IllegalStateException.class);
-        PdHandle pd = provider.allocPd(ctx);
-        QpHandle qp = provider.createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(QpType.RC, pd, null, cq, cq,
+        ContextHandle ctx = deviceVerbs.openDevice(deviceVerbs.devices().get(0));
+        CqHandle cq = cqVerbs.createCq(ctx, 4, null, 0);
+        assertThatThrownBy(() -> cqVerbs.pollCq(cq, wc, 1)).isInstanceOf(IllegalStateException.class);
+        PdHandle pd = domainVerbs.allocPd(ctx);
+        QpHandle qp = qpVerbs.createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(QpType.RC, pd, null, cq, cq,
                 null, io.rdmaverbs.verbs.attr.QpCapabilities.of(1, 1), false));
-        assertThatThrownBy(() -> provider.postSend(qp, send)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> qpVerbs.postSend(qp, send)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
     void buffersOfAnotherProviderAreRefused() {
         SimulatedProvider other = SimulatedProvider.of(DeviceProfile.rxe("rxe0"));
-        ContextHandle ctx = provider.openDevice(provider.devices().get(0));
-        CqHandle cq = provider.createCq(ctx, 4, null, 0);
-        assertThatThrownBy(() -> provider.pollCq(cq, other.newWorkCompletions(1), 1))
+        ContextHandle ctx = deviceVerbs.openDevice(deviceVerbs.devices().get(0));
+        CqHandle cq = cqVerbs.createCq(ctx, 4, null, 0);
+        assertThatThrownBy(() -> cqVerbs.pollCq(cq, other.completionVerbs().newWorkCompletions(1), 1))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> provider.pollCq(cq, provider.newWorkCompletions(1), 2))
+        assertThatThrownBy(() -> cqVerbs.pollCq(cq, cqVerbs.newWorkCompletions(1), 2))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("capacity");
     }
 }

@@ -18,13 +18,17 @@ import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.SrqType;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.SrqHandle;
 import io.rdmaverbs.verbs.provider.SrqInitSpec;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
@@ -45,6 +49,10 @@ class XrcDataPathTest {
 
     private final VerbsRig rig = new VerbsRig(DeviceProfile.mlx5("mlx5_0"), DeviceProfile.mlx5("mlx5_1"));
     private final SimulatedProvider provider = rig.provider;
+    private final DomainVerbs domainVerbs = provider.domainVerbs();
+    private final CompletionVerbs cqVerbs = provider.completionVerbs();
+    private final SharedReceiveQueueVerbs srqVerbs = provider.sharedReceiveQueueVerbs();
+    private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
 
     @AfterEach
     void close() {
@@ -56,14 +64,14 @@ class XrcDataPathTest {
         // Receiving side: two contexts of mlx5_1 share one domain.
         ContextHandle owner = rig.open("mlx5_1");
         ContextHandle worker = rig.open("mlx5_1");
-        int fd = provider.openFile(dir.resolve("xrc-domain"), true);
-        XrcdHandle ownerXrcd = provider.openXrcd(owner, fd, OpenFlags.CREATE);
-        XrcdHandle workerXrcd = provider.openXrcd(worker, fd, 0);
-        QpHandle target = provider.createQp(owner, new QpInitSpec(QpType.XRC_RECV, null, ownerXrcd, null, null, null,
+        int fd = domainVerbs.openFile(dir.resolve("xrc-domain"), true);
+        XrcdHandle ownerXrcd = domainVerbs.openXrcd(owner, fd, OpenFlags.CREATE);
+        XrcdHandle workerXrcd = domainVerbs.openXrcd(worker, fd, 0);
+        QpHandle target = qpVerbs.createQp(owner, new QpInitSpec(QpType.XRC_RECV, null, ownerXrcd, null, null, null,
                 QpCapabilities.of(0, 0), false));
-        PdHandle workerPd = provider.allocPd(worker);
-        CqHandle workerCq = provider.createCq(worker, 16, null, 0);
-        SrqHandle srq = provider.createSrq(worker, new SrqInitSpec(SrqType.XRC, workerPd, workerXrcd, workerCq, 8, 1,
+        PdHandle workerPd = domainVerbs.allocPd(worker);
+        CqHandle workerCq = cqVerbs.createCq(worker, 16, null, 0);
+        SrqHandle srq = srqVerbs.createSrq(worker, new SrqInitSpec(SrqType.XRC, workerPd, workerXrcd, workerCq, 8, 1,
                 0));
         assertThat(srq.srqNum()).isPositive();
         MemorySegment inbox = rig.buffer(256);
@@ -72,9 +80,9 @@ class XrcDataPathTest {
 
         // Sending side on mlx5_0.
         ContextHandle client = rig.open("mlx5_0");
-        PdHandle pd = provider.allocPd(client);
-        CqHandle cq = provider.createCq(client, 16, null, 0);
-        QpHandle sender = provider.createQp(client, new QpInitSpec(QpType.XRC_SEND, pd, null, cq, null, null,
+        PdHandle pd = domainVerbs.allocPd(client);
+        CqHandle cq = cqVerbs.createCq(client, 16, null, 0);
+        QpHandle sender = qpVerbs.createQp(client, new QpInitSpec(QpType.XRC_SEND, pd, null, cq, null, null,
                 QpCapabilities.of(8, 0), false));
         MemorySegment outbox = rig.buffer(64);
         MrHandle outboxMr = rig.register(pd, outbox);
@@ -82,14 +90,14 @@ class XrcDataPathTest {
 
         connect(sender, client, target, owner);
 
-        try (SendWr wr = provider.newSendWr(1)) {
+        try (SendWr wr = qpVerbs.newSendWr(1)) {
             wr.wrId(78);
             wr.opcode(SendOpcode.SEND);
             wr.flags(SendFlag.SIGNALED);
             wr.sge(0, outbox.address(), 7, outboxMr.lkey());
             wr.sgeCount(1);
             wr.xrcRemoteSrqNum(srq.srqNum());
-            provider.postSend(sender, wr);
+            qpVerbs.postSend(sender, wr);
         }
 
         assertThat(VerbsRig.read(inbox, 0, 7)).isEqualTo("via xrc");
@@ -102,33 +110,33 @@ class XrcDataPathTest {
     @Test
     void anSrqOfAnotherDomainIsRefusedByTheTarget() {
         ContextHandle owner = rig.open("mlx5_1");
-        XrcdHandle domain = provider.openXrcd(owner, -1, OpenFlags.CREATE);
-        XrcdHandle otherDomain = provider.openXrcd(owner, -1, OpenFlags.CREATE);
-        QpHandle target = provider.createQp(owner, new QpInitSpec(QpType.XRC_RECV, null, domain, null, null, null,
+        XrcdHandle domain = domainVerbs.openXrcd(owner, -1, OpenFlags.CREATE);
+        XrcdHandle otherDomain = domainVerbs.openXrcd(owner, -1, OpenFlags.CREATE);
+        QpHandle target = qpVerbs.createQp(owner, new QpInitSpec(QpType.XRC_RECV, null, domain, null, null, null,
                 QpCapabilities.of(0, 0), false));
-        PdHandle ownerPd = provider.allocPd(owner);
-        CqHandle ownerCq = provider.createCq(owner, 16, null, 0);
-        SrqHandle foreignSrq = provider.createSrq(owner, new SrqInitSpec(SrqType.XRC, ownerPd, otherDomain, ownerCq,
+        PdHandle ownerPd = domainVerbs.allocPd(owner);
+        CqHandle ownerCq = cqVerbs.createCq(owner, 16, null, 0);
+        SrqHandle foreignSrq = srqVerbs.createSrq(owner, new SrqInitSpec(SrqType.XRC, ownerPd, otherDomain, ownerCq,
                 8, 1, 0));
         MemorySegment inbox = rig.buffer(64);
         rig.receive(foreignSrq, 1, inbox, 64, rig.register(ownerPd, inbox));
 
         ContextHandle client = rig.open("mlx5_0");
-        PdHandle pd = provider.allocPd(client);
-        CqHandle cq = provider.createCq(client, 16, null, 0);
-        QpHandle sender = provider.createQp(client, new QpInitSpec(QpType.XRC_SEND, pd, null, cq, null, null,
+        PdHandle pd = domainVerbs.allocPd(client);
+        CqHandle cq = cqVerbs.createCq(client, 16, null, 0);
+        QpHandle sender = qpVerbs.createQp(client, new QpInitSpec(QpType.XRC_SEND, pd, null, cq, null, null,
                 QpCapabilities.of(8, 0), false));
         MemorySegment outbox = rig.buffer(64);
         MrHandle outboxMr = rig.register(pd, outbox);
         connect(sender, client, target, owner);
 
-        try (SendWr wr = provider.newSendWr(1)) {
+        try (SendWr wr = qpVerbs.newSendWr(1)) {
             wr.opcode(SendOpcode.SEND);
             wr.flags(SendFlag.SIGNALED);
             wr.sge(0, outbox.address(), 4, outboxMr.lkey());
             wr.sgeCount(1);
             wr.xrcRemoteSrqNum(foreignSrq.srqNum());
-            provider.postSend(sender, wr);
+            qpVerbs.postSend(sender, wr);
         }
 
         assertThat(rig.poll(cq)).extracting(VerbsRig.Wc::status).containsExactly(WcStatus.REM_INV_REQ_ERR);
@@ -138,10 +146,10 @@ class XrcDataPathTest {
     /** XRC_SEND needs RC's requester attributes but only UC's responder ones; XRC_RECV never sends. */
     private void connect(QpHandle sender, ContextHandle client, QpHandle target, ContextHandle owner) {
         EnumSet<AccessFlag> access = EnumSet.of(AccessFlag.REMOTE_WRITE);
-        provider.modifyQp(sender, QpModification.init(1, 0, access));
-        provider.modifyQp(target, QpModification.init(1, 0, access));
+        qpVerbs.modifyQp(sender, QpModification.init(1, 0, access));
+        qpVerbs.modifyQp(target, QpModification.init(1, 0, access));
         rig.rtr(sender, rig.addressOf(owner), target.qpNum());
         rig.rtr(target, rig.addressOf(client), sender.qpNum());
-        provider.modifyQp(sender, VerbsRig.rts(QpType.XRC_SEND, 7));
+        qpVerbs.modifyQp(sender, VerbsRig.rts(QpType.XRC_SEND, 7));
     }
 }

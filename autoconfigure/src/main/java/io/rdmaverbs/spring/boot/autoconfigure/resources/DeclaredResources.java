@@ -166,14 +166,14 @@ public final class DeclaredResources {
                 continue;
             }
             try {
-                ContextHandle handle = provider.openDevice(d);
+                ContextHandle handle = provider.deviceVerbs().openDevice(d);
                 try {
-                    DeviceAttributes a = provider.queryDevice(handle);
+                    DeviceAttributes a = provider.deviceVerbs().queryDevice(handle);
                     if (a.supportsXrc()) {
                         out.add(d.name());
                     }
                 } finally {
-                    provider.closeDevice(handle);
+                    provider.deviceVerbs().closeDevice(handle);
                 }
             } catch (RuntimeException e) {
                 // A device that cannot be opened now is no suggestion to make.

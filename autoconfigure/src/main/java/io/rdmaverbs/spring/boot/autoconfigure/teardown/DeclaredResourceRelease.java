@@ -1,6 +1,6 @@
 package io.rdmaverbs.spring.boot.autoconfigure.teardown;
 
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.VerbsResource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -13,10 +13,10 @@ import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CloseRefusedException;
 import io.rdmaverbs.verbs.CloseReport;
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.Verbs;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.VerbsException;
 
 /**
  * The graceful phase of the teardown: strict closes of the whole graph, retried with exponential

@@ -18,7 +18,7 @@ import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.StuckReference;
 import io.rdmaverbs.verbs.Verbs;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.VerbsResource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -114,7 +114,7 @@ final class SampleStartup {
             return path.startsWith("/opt/nowhere") || Files.exists(Path.of(path)) ? null : path + " does not exist here";
         }
         try {
-            return NativeVerbsProvider.load().devices().isEmpty() ? null : "this machine has an RDMA device";
+            return NativeVerbsProvider.load().deviceVerbs().devices().isEmpty() ? null : "this machine has an RDMA device";
         }
         catch (RuntimeException unavailable) {
             return "libibverbs cannot be used here: " + unavailable.getMessage();

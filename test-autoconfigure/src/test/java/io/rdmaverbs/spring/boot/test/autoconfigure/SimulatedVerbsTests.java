@@ -34,7 +34,8 @@ class SimulatedVerbsTests {
     @Test
     void runsTheContextOnTheSimulatedDevicesTheAnnotationDeclares() {
         assertThat(provider).isInstanceOf(SimulatedProvider.class);
-        assertThat(provider.devices()).extracting(DeviceInfo::name).containsExactlyInAnyOrder("mlx5_0", "rxe0");
+        assertThat(provider.deviceVerbs().devices()).extracting(DeviceInfo::name)
+                .containsExactlyInAnyOrder("mlx5_0", "rxe0");
         assertThat(hca.device().name()).isEqualTo("mlx5_0");
         assertThat(hca.supportsXrc()).isTrue();
         assertThat(shared.context()).isSameAs(hca);

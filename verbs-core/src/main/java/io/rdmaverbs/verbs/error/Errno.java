@@ -1,5 +1,7 @@
-package io.rdmaverbs.verbs;
+package io.rdmaverbs.verbs.error;
 
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -59,6 +61,15 @@ public record Errno(int number, String name) {
         int n = Math.abs(number);
         Errno known = KNOWN.get(n);
         return known != null ? known : new Errno(n, "errno " + n);
+    }
+
+    /**
+     * The errno values named here, in number order. These are the project's only errno numbers: the
+     * native binding compares what it reads against them and the simulator raises them, and a test
+     * checks each against {@code <errno.h>}.
+     */
+    public static List<Errno> known() {
+        return KNOWN.values().stream().sorted(Comparator.comparingInt(Errno::number)).toList();
     }
 
     private static Map.Entry<Integer, Errno> entry(Errno e) {

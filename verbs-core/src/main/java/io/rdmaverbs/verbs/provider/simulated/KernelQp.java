@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * and every context that created or opened it holds a handle (a registration), and it lives until the
  * last registration is dropped. Guarded by the device lock; the fabric changes it with all locks held.
  */
-final class QueuePair {
+final class KernelQp {
 
     final SimDevice device;
     final QpType type;
@@ -32,7 +32,7 @@ final class QueuePair {
     final @Nullable SimCq sendCq;
     final @Nullable SimCq recvCq;
     final @Nullable SimSrq srq;
-    final @Nullable XrcDomain domain;
+    final @Nullable KernelXrcd domain;
     final boolean signalAll;
     final QpCapabilities reported;
     final int sendSlots;
@@ -59,8 +59,8 @@ final class QueuePair {
     @Nullable AddressVector path;
     boolean destroyed;
 
-    QueuePair(SimDevice device, QpType type, int qpNum, SimContext owner, @Nullable SimPd pd, @Nullable SimCq sendCq,
-            @Nullable SimCq recvCq, @Nullable SimSrq srq, @Nullable XrcDomain domain, boolean signalAll,
+    KernelQp(SimDevice device, QpType type, int qpNum, SimContext owner, @Nullable SimPd pd, @Nullable SimCq sendCq,
+            @Nullable SimCq recvCq, @Nullable SimSrq srq, @Nullable KernelXrcd domain, boolean signalAll,
             QpCapabilities reported, int sendSlots, int recvSlots) {
         this.device = device;
         this.type = type;

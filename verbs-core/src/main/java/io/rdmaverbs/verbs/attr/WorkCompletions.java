@@ -1,11 +1,11 @@
-package io.rdmaverbs.verbs;
+package io.rdmaverbs.verbs.attr;
 
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
 
 /**
  * A reusable array of work completions ({@code struct ibv_wc[capacity]}) that
- * {@link CompletionQueue#poll(WorkCompletions)} fills, so that polling allocates nothing. Entries
+ * {@link io.rdmaverbs.verbs.CompletionQueue#poll(WorkCompletions)} fills, so that polling allocates nothing. Entries
  * {@code 0 .. n-1} are valid after a poll that returned {@code n}. One buffer per polling thread.
  * Native providers back it with off-heap memory; close it (or let its owner close) to free that.
  */

@@ -1,43 +1,46 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
-import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EAGAIN;
-import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EINTR;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.requireOp;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CompChannelHandle;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqHandle;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * The completion verbs of {@link NativeVerbsProvider} off the data path: completion channels, the
- * life of a CQ, and reading and acknowledging its completion events. Polling and arming a CQ stay in
- * the provider.
+ * The completion verbs of {@link NativeVerbsProvider}: completion channels, the life of a CQ, arming
+ * and polling it (through the op pointers its handle read once), and reading and acknowledging its
+ * completion events.
  */
-final class CompletionVerbs {
+final class NativeCompletionVerbs implements CompletionVerbs {
 
     private final NativeVerbsProvider provider;
     /* The provider's address -> CQ map, to turn the CQ of a completion event back into its handle. */
     private final Map<Long, NativeCq> cqs;
 
-    CompletionVerbs(NativeVerbsProvider provider, Map<Long, NativeCq> cqs) {
+    NativeCompletionVerbs(NativeVerbsProvider provider, Map<Long, NativeCq> cqs) {
         this.provider = provider;
         this.cqs = cqs;
     }
 
-    CompChannelHandle createCompChannel(ContextHandle context) {
+    @Override
+    public CompChannelHandle createCompChannel(ContextHandle context) {
         NativeContext c = provider.live(context, NativeContext.class);
         MemorySegment state = CallState.current();
         MemorySegment channel = Libibverbs.ibv_create_comp_channel(state, c.pointer());
@@ -65,7 +68,8 @@ final class CompletionVerbs {
         return handle;
     }
 
-    void destroyCompChannel(CompChannelHandle channel) {
+    @Override
+    public void destroyCompChannel(CompChannelHandle channel) {
         NativeCompChannel ch = provider.live(channel, NativeCompChannel.class);
         MemorySegment state = CallState.current();
         released("ibv_destroy_comp_channel", ch, Libibverbs.ibv_destroy_comp_channel(state, ch.pointer()), state,
@@ -75,13 +79,15 @@ final class CompletionVerbs {
         ch.wake().close();
     }
 
-    void wakeCqEventWaiters(CompChannelHandle channel) {
+    @Override
+    public void wakeCqEventWaiters(CompChannelHandle channel) {
         NativeCompChannel ch = provider.identify(channel, NativeCompChannel.class);
         // No liveness check: the wake touches only the descriptor, which is a no-op once closed.
         ch.wake().wake();
     }
 
-    CqHandle createCq(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector) {
+    @Override
+    public CqHandle createCq(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector) {
         NativeContext c = provider.live(context, NativeContext.class);
         NativeCompChannel ch = channel == null ? null : provider.live(channel, NativeCompChannel.class);
         MemorySegment state = CallState.current();
@@ -102,7 +108,8 @@ final class CompletionVerbs {
         return handle;
     }
 
-    void destroyCq(CqHandle cq) {
+    @Override
+    public void destroyCq(CqHandle cq) {
         NativeCq q = provider.live(cq, NativeCq.class);
         MemorySegment state = CallState.current();
         released("ibv_destroy_cq", q, Libibverbs.ibv_destroy_cq(state, q.pointer()), state,
@@ -111,7 +118,47 @@ final class CompletionVerbs {
         cqs.remove(q.pointer().address(), q);
     }
 
-    @Nullable CqHandle getCqEvent(CompChannelHandle channel, long timeoutMillis) {
+    @Override
+    public void reqNotifyCq(CqHandle cq, boolean solicitedOnly) {
+        NativeCq q = provider.live(cq, NativeCq.class);
+        requireOp("ibv_req_notify_cq", q, q.reqNotifyCq());
+        MemorySegment state = CallState.current();
+        int rc = InlineVerbs.ibv_req_notify_cq(q.reqNotifyCq(), state, q.pointer(), solicitedOnly ? 1 : 0);
+        if (rc != 0) {
+            throw failure("ibv_req_notify_cq", q, returned(rc, state), "could not arm the CQ for an event");
+        }
+    }
+
+    @Override
+    public int pollCq(CqHandle cq, WorkCompletions completions, int max) {
+        NativeCq q = provider.live(cq, NativeCq.class);
+        if (!(completions instanceof NativeWorkCompletions wc)) {
+            throw new IllegalArgumentException(completions + " was not created by the native provider "
+                    + "(use newWorkCompletions)");
+        }
+        if (wc.isClosed()) {
+            throw new IllegalStateException(wc + " was already closed");
+        }
+        if (max < 0 || max > wc.capacity()) {
+            throw new IllegalArgumentException("max must be 0.." + wc.capacity() + ", was " + max);
+        }
+        requireOp("ibv_poll_cq", q, q.pollCq());
+        int n = InlineVerbs.ibv_poll_cq(q.pollCq(), q.pointer(), max, wc.entries());
+        if (n < 0) {
+            // poll_cq reports errors by a negative count and no errno.
+            throw new VerbsException("ibv_poll_cq", q.describe(), null, "the provider returned " + n
+                    + ": the CQ is in error (overrun?) and can only be destroyed");
+        }
+        return n;
+    }
+
+    @Override
+    public WorkCompletions newWorkCompletions(int capacity) {
+        return new NativeWorkCompletions(capacity);
+    }
+
+    @Override
+    public @Nullable CqHandle getCqEvent(CompChannelHandle channel, long timeoutMillis) {
         NativeCompChannel ch = provider.live(channel, NativeCompChannel.class);
         MemorySegment state = CallState.current();
         long deadline = EventDescriptors.deadline(timeoutMillis);
@@ -127,7 +174,7 @@ final class CompletionVerbs {
                     break;
                 }
                 int errno = CallState.errno(state);
-                if (errno != EAGAIN && errno != EINTR) {
+                if (errno != Errno.EAGAIN.number() && errno != Errno.EINTR.number()) {
                     throw failure("ibv_get_cq_event", ch, errno, "could not read a completion event");
                 }
                 // EAGAIN: another thread read the event between poll and read; wait for the next one.
@@ -144,7 +191,8 @@ final class CompletionVerbs {
         }
     }
 
-    void ackCqEvents(CqHandle cq, int count) {
+    @Override
+    public void ackCqEvents(CqHandle cq, int count) {
         NativeCq q = provider.live(cq, NativeCq.class);
         if (count < 0) {
             throw new IllegalArgumentException("count must be >= 0, was " + count);

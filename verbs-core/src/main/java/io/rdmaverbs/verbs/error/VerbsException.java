@@ -1,11 +1,11 @@
-package io.rdmaverbs.verbs;
+package io.rdmaverbs.verbs.error;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The one exception type for a failed verb: it names the verb ({@code ibv_dealloc_pd}), the resource
  * it was called on, and the errno the kernel or libibverbs answered (or would answer, for a close
- * the resource graph refused before calling native code: see {@link CloseRefusedException}).
+ * the resource graph refused before calling native code: see {@link io.rdmaverbs.verbs.CloseRefusedException}).
  */
 public class VerbsException extends RuntimeException {
 

@@ -9,9 +9,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
 
@@ -19,15 +20,16 @@ import io.rdmaverbs.verbs.provider.XrcdHandle;
  * The domain verbs of {@link NativeVerbsProvider}: protection domains, and XRC domains with the
  * file whose descriptor names a domain shared between processes.
  */
-final class DomainVerbs {
+final class NativeDomainVerbs implements DomainVerbs {
 
     private final NativeVerbsProvider provider;
 
-    DomainVerbs(NativeVerbsProvider provider) {
+    NativeDomainVerbs(NativeVerbsProvider provider) {
         this.provider = provider;
     }
 
-    PdHandle allocPd(ContextHandle context) {
+    @Override
+    public PdHandle allocPd(ContextHandle context) {
         NativeContext c = provider.live(context, NativeContext.class);
         MemorySegment state = CallState.current();
         MemorySegment pd = Libibverbs.ibv_alloc_pd(state, c.pointer());
@@ -38,7 +40,8 @@ final class DomainVerbs {
         return new NativePd(provider, pd, c);
     }
 
-    void deallocPd(PdHandle pd) {
+    @Override
+    public void deallocPd(PdHandle pd) {
         NativePd p = provider.live(pd, NativePd.class);
         MemorySegment state = CallState.current();
         released("ibv_dealloc_pd", p, Libibverbs.ibv_dealloc_pd(state, p.pointer()), state,
@@ -46,7 +49,8 @@ final class DomainVerbs {
                 "could not deallocate the protection domain");
     }
 
-    int openFile(Path file, boolean create) {
+    @Override
+    public int openFile(Path file, boolean create) {
         MemorySegment state = CallState.current();
         try (Arena arena = Arena.ofConfined()) {
             int flags = Libc.O_RDONLY | (create ? Libc.O_CREAT : 0);
@@ -61,7 +65,8 @@ final class DomainVerbs {
         }
     }
 
-    void closeFile(int fd) {
+    @Override
+    public void closeFile(int fd) {
         MemorySegment state = CallState.current();
         if (Libc.close(state, fd) != 0) {
             throw new VerbsException("close", "fd " + fd, Errno.of(CallState.errno(state)),
@@ -69,7 +74,8 @@ final class DomainVerbs {
         }
     }
 
-    XrcdHandle openXrcd(ContextHandle context, int fd, int oflags) {
+    @Override
+    public XrcdHandle openXrcd(ContextHandle context, int fd, int oflags) {
         NativeContext c = provider.live(context, NativeContext.class);
         MemorySegment state = CallState.current();
         try (Arena arena = Arena.ofConfined()) {
@@ -99,7 +105,8 @@ final class DomainVerbs {
         }
     }
 
-    void closeXrcd(XrcdHandle xrcd) {
+    @Override
+    public void closeXrcd(XrcdHandle xrcd) {
         NativeXrcd x = provider.live(xrcd, NativeXrcd.class);
         MemorySegment state = CallState.current();
         released("ibv_close_xrcd", x, InlineVerbs.ibv_close_xrcd(state, x.pointer()), state,

@@ -1,7 +1,5 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EAGAIN;
-import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.EINTR;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 
 import java.lang.foreign.Arena;
@@ -9,16 +7,18 @@ import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
 import io.rdmaverbs.verbs.attr.AsyncEventType;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.provider.AsyncEventRecord;
+import io.rdmaverbs.verbs.provider.AsyncEventVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * The async event verb of {@link NativeVerbsProvider}: waiting on a context's {@code async_fd},
- * reading one event and handing back a copy that names the caller's handles.
+ * The async event verbs of {@link NativeVerbsProvider}: waiting on a context's {@code async_fd},
+ * reading one event and handing back a copy that names the caller's handles, and waking the waiters.
  */
-final class AsyncEventVerbs {
+final class NativeAsyncEventVerbs implements AsyncEventVerbs {
 
     private final NativeVerbsProvider provider;
     /* The provider's address -> handle maps, to turn the element of an event back into its handle. */
@@ -26,7 +26,7 @@ final class AsyncEventVerbs {
     private final Map<Long, NativeQp> qps;
     private final Map<Long, NativeSrq> srqs;
 
-    AsyncEventVerbs(NativeVerbsProvider provider, Map<Long, NativeCq> cqs, Map<Long, NativeQp> qps,
+    NativeAsyncEventVerbs(NativeVerbsProvider provider, Map<Long, NativeCq> cqs, Map<Long, NativeQp> qps,
             Map<Long, NativeSrq> srqs) {
         this.provider = provider;
         this.cqs = cqs;
@@ -34,7 +34,8 @@ final class AsyncEventVerbs {
         this.srqs = srqs;
     }
 
-    @Nullable AsyncEventRecord getAsyncEvent(ContextHandle context, long timeoutMillis) {
+    @Override
+    public @Nullable AsyncEventRecord getAsyncEvent(ContextHandle context, long timeoutMillis) {
         NativeContext c = provider.live(context, NativeContext.class);
         MemorySegment state = CallState.current();
         long deadline = EventDescriptors.deadline(timeoutMillis);
@@ -47,7 +48,7 @@ final class AsyncEventVerbs {
                 }
                 if (Libibverbs.ibv_get_async_event(state, c.pointer(), event) != 0) {
                     int errno = CallState.errno(state);
-                    if (errno == EAGAIN || errno == EINTR) {
+                    if (errno == Errno.EAGAIN.number() || errno == Errno.EINTR.number()) {
                         continue;
                     }
                     throw failure("ibv_get_async_event", c, errno, "could not read an async event of "
@@ -70,6 +71,13 @@ final class AsyncEventVerbs {
     }
 
     /** The event with element pointers turned into this provider's handles; null for a type newer than the model. */
+    @Override
+    public void wakeAsyncEventWaiters(ContextHandle context) {
+        NativeContext c = provider.identify(context, NativeContext.class);
+        // No liveness check: the wake touches only the descriptor, which is a no-op once closed.
+        c.wake().wake();
+    }
+
     private @Nullable AsyncEventRecord copy(MemorySegment event) {
         int value = IbvAsyncEvent.EVENT_TYPE.get(event);
         if (value < 0 || value >= AsyncEventType.values().length) {

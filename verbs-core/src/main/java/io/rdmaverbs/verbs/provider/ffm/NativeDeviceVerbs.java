@@ -16,21 +16,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import io.rdmaverbs.verbs.Errno;
-import io.rdmaverbs.verbs.VerbsException;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.LinkLayer;
 import io.rdmaverbs.verbs.attr.PortAttributes;
 import io.rdmaverbs.verbs.attr.PortState;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
 
 /**
  * The device verbs of {@link NativeVerbsProvider}: listing the devices, opening and closing a
  * context, and querying the device, its ports and their GIDs.
  */
-final class DeviceVerbs {
+final class NativeDeviceVerbs implements DeviceVerbs {
 
     private final NativeVerbsProvider provider;
     /* The provider's address -> handle maps: a closed context takes its CQs, QPs and SRQs with it. */
@@ -38,7 +39,7 @@ final class DeviceVerbs {
     private final Map<Long, NativeQp> qps;
     private final Map<Long, NativeSrq> srqs;
 
-    DeviceVerbs(NativeVerbsProvider provider, Map<Long, NativeCq> cqs, Map<Long, NativeQp> qps,
+    NativeDeviceVerbs(NativeVerbsProvider provider, Map<Long, NativeCq> cqs, Map<Long, NativeQp> qps,
             Map<Long, NativeSrq> srqs) {
         this.provider = provider;
         this.cqs = cqs;
@@ -46,7 +47,8 @@ final class DeviceVerbs {
         this.srqs = srqs;
     }
 
-    List<DeviceInfo> devices() {
+    @Override
+    public List<DeviceInfo> devices() {
         List<DeviceInfo> devices = new ArrayList<>();
         DeviceList.forEach((device, info) -> {
             devices.add(info);
@@ -55,7 +57,8 @@ final class DeviceVerbs {
         return List.copyOf(devices);
     }
 
-    ContextHandle openDevice(DeviceInfo device) {
+    @Override
+    public ContextHandle openDevice(DeviceInfo device) {
         MemorySegment state = CallState.current();
         List<String> present = new ArrayList<>();
         NativeContext[] opened = new NativeContext[1];
@@ -106,7 +109,8 @@ final class DeviceVerbs {
         return handle;
     }
 
-    void closeDevice(ContextHandle context) {
+    @Override
+    public void closeDevice(ContextHandle context) {
         NativeContext c = provider.live(context, NativeContext.class);
         MemorySegment state = CallState.current();
         released("ibv_close_device", c, Libibverbs.ibv_close_device(state, c.pointer()), state,
@@ -120,13 +124,8 @@ final class DeviceVerbs {
         srqs.values().removeIf(srq -> srq.context() == c);
     }
 
-    void wakeAsyncEventWaiters(ContextHandle context) {
-        NativeContext c = provider.identify(context, NativeContext.class);
-        // No liveness check: the wake touches only the descriptor, which is a no-op once closed.
-        c.wake().wake();
-    }
-
-    DeviceAttributes queryDevice(ContextHandle context) {
+    @Override
+    public DeviceAttributes queryDevice(ContextHandle context) {
         NativeContext c = provider.live(context, NativeContext.class);
         MemorySegment state = CallState.current();
         try (Arena arena = Arena.ofConfined()) {
@@ -165,7 +164,8 @@ final class DeviceVerbs {
         }
     }
 
-    PortAttributes queryPort(ContextHandle context, int port) {
+    @Override
+    public PortAttributes queryPort(ContextHandle context, int port) {
         NativeContext c = provider.live(context, NativeContext.class);
         requirePort("ibv_query_port", c, port);
         MemorySegment state = CallState.current();
@@ -196,7 +196,8 @@ final class DeviceVerbs {
         }
     }
 
-    Gid queryGid(ContextHandle context, int port, int index) {
+    @Override
+    public Gid queryGid(ContextHandle context, int port, int index) {
         NativeContext c = provider.live(context, NativeContext.class);
         requirePort("ibv_query_gid", c, port);
         if (index < 0) {

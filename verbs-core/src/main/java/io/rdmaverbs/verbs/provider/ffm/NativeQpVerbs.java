@@ -5,7 +5,10 @@ import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.mtu;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.own;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.postHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.requireOp;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.required;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -15,7 +18,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Map;
 
-import io.rdmaverbs.verbs.Errno;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.QpAttributeMask;
@@ -24,20 +26,24 @@ import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.Handle;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
+import io.rdmaverbs.verbs.provider.RecvWr;
+import io.rdmaverbs.verbs.provider.SendWr;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * The queue pair verbs of {@link NativeVerbsProvider} off the data path: creating a QP or opening
- * an XRC one, moving it through its states, querying and destroying it, and multicast groups.
- * Posting sends and receives stays in the provider.
+ * The queue pair verbs of {@link NativeVerbsProvider}: creating a QP or opening an XRC one, moving it
+ * through its states, querying and destroying it, posting sends and receives (and the off-heap work
+ * requests they take), and multicast groups.
  */
-final class QpVerbs {
+final class NativeQpVerbs implements QueuePairVerbs {
 
     private static final int QUERY_QP_MASK = QpAttributeMask.mask(EnumSet.of(QpAttributeMask.STATE,
             QpAttributeMask.PKEY_INDEX, QpAttributeMask.PORT, QpAttributeMask.QKEY, QpAttributeMask.PATH_MTU,
@@ -48,12 +54,13 @@ final class QpVerbs {
     /* The provider's address -> QP map, to turn the QP of an async event back into its handle. */
     private final Map<Long, NativeQp> qps;
 
-    QpVerbs(NativeVerbsProvider provider, Map<Long, NativeQp> qps) {
+    NativeQpVerbs(NativeVerbsProvider provider, Map<Long, NativeQp> qps) {
         this.provider = provider;
         this.qps = qps;
     }
 
-    QpHandle createQp(ContextHandle context, QpInitSpec spec) {
+    @Override
+    public QpHandle createQp(ContextHandle context, QpInitSpec spec) {
         NativeContext c = provider.live(context, NativeContext.class);
         QpType type = spec.type();
         MemorySegment state = CallState.current();
@@ -92,7 +99,8 @@ final class QpVerbs {
         }
     }
 
-    QpHandle openQp(ContextHandle context, XrcdHandle xrcd, int qpNum, QpType type) {
+    @Override
+    public QpHandle openQp(ContextHandle context, XrcdHandle xrcd, int qpNum, QpType type) {
         NativeContext c = provider.live(context, NativeContext.class);
         NativeXrcd x = provider.live(xrcd, NativeXrcd.class);
         MemorySegment state = CallState.current();
@@ -126,7 +134,8 @@ final class QpVerbs {
         return handle;
     }
 
-    void destroyQp(QpHandle qp) {
+    @Override
+    public void destroyQp(QpHandle qp) {
         NativeQp q = provider.live(qp, NativeQp.class);
         MemorySegment state = CallState.current();
         released("ibv_destroy_qp", q, Libibverbs.ibv_destroy_qp(state, q.pointer()), state,
@@ -135,7 +144,8 @@ final class QpVerbs {
         qps.remove(q.pointer().address(), q);
     }
 
-    void modifyQp(QpHandle qp, QpModification modification) {
+    @Override
+    public void modifyQp(QpHandle qp, QpModification modification) {
         NativeQp q = provider.live(qp, NativeQp.class);
         MemorySegment state = CallState.current();
         try (Arena arena = Arena.ofConfined()) {
@@ -171,7 +181,8 @@ final class QpVerbs {
         }
     }
 
-    QpAttributes queryQp(QpHandle qp) {
+    @Override
+    public QpAttributes queryQp(QpHandle qp) {
         NativeQp q = provider.live(qp, NativeQp.class);
         MemorySegment state = CallState.current();
         try (Arena arena = Arena.ofConfined()) {
@@ -197,11 +208,55 @@ final class QpVerbs {
         }
     }
 
-    void attachMcast(QpHandle qp, Gid gid, int lid) {
+    @Override
+    public void postSend(QpHandle qp, SendWr request) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeSendWr wr = own(request);
+        NativeAh ah = wr.addressHandle();
+        if (ah != null && ah.isDestroyed()) {
+            throw new IllegalStateException(ah.describe() + " was already destroyed");
+        }
+        requireOp("ibv_post_send", q, q.postSend());
+        MemorySegment state = wr.callState();
+        int rc = InlineVerbs.ibv_post_send(q.postSend(), state, q.pointer(), wr.wr(), wr.badWr());
+        if (rc != 0) {
+            int errno = returned(rc, state);
+            throw failure("ibv_post_send", q, errno, postHint(errno, "max_send_wr (" + q.capabilities().maxSendWr()
+                    + ")", "max_send_sge (" + q.capabilities().maxSendSge() + ")"));
+        }
+    }
+
+    @Override
+    public void postRecv(QpHandle qp, RecvWr request) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeRecvWr wr = own(request);
+        requireOp("ibv_post_recv", q, q.postRecv());
+        MemorySegment state = wr.callState();
+        int rc = InlineVerbs.ibv_post_recv(q.postRecv(), state, q.pointer(), wr.wr(), wr.badWr());
+        if (rc != 0) {
+            int errno = returned(rc, state);
+            throw failure("ibv_post_recv", q, errno, postHint(errno, "max_recv_wr (" + q.capabilities().maxRecvWr()
+                    + ")", "max_recv_sge (" + q.capabilities().maxRecvSge() + ")"));
+        }
+    }
+
+    @Override
+    public SendWr newSendWr(int maxSge) {
+        return new NativeSendWr(provider, maxSge);
+    }
+
+    @Override
+    public RecvWr newRecvWr(int maxSge) {
+        return new NativeRecvWr(maxSge);
+    }
+
+    @Override
+    public void attachMcast(QpHandle qp, Gid gid, int lid) {
         multicast("ibv_attach_mcast", qp, gid, lid);
     }
 
-    void detachMcast(QpHandle qp, Gid gid, int lid) {
+    @Override
+    public void detachMcast(QpHandle qp, Gid gid, int lid) {
         multicast("ibv_detach_mcast", qp, gid, lid);
     }
 

@@ -5,7 +5,10 @@ import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.own;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.postHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.requireOp;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.required;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
 
@@ -13,28 +16,31 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
-import io.rdmaverbs.verbs.Errno;
 import io.rdmaverbs.verbs.attr.SrqType;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.RecvWr;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.SrqHandle;
 import io.rdmaverbs.verbs.provider.SrqInitSpec;
 
 /**
- * The shared receive queue verbs of {@link NativeVerbsProvider} off the data path: creating a basic
- * or XRC SRQ and destroying it. Posting receives to an SRQ stays in the provider.
+ * The shared receive queue verbs of {@link NativeVerbsProvider}: creating a basic or XRC SRQ,
+ * destroying it, and posting receives to it.
  */
-final class SrqVerbs {
+final class NativeSrqVerbs implements SharedReceiveQueueVerbs {
 
     private final NativeVerbsProvider provider;
     /* The provider's address -> SRQ map, to turn the SRQ of an async event back into its handle. */
     private final Map<Long, NativeSrq> srqs;
 
-    SrqVerbs(NativeVerbsProvider provider, Map<Long, NativeSrq> srqs) {
+    NativeSrqVerbs(NativeVerbsProvider provider, Map<Long, NativeSrq> srqs) {
         this.provider = provider;
         this.srqs = srqs;
     }
 
-    SrqHandle createSrq(ContextHandle context, SrqInitSpec spec) {
+    @Override
+    public SrqHandle createSrq(ContextHandle context, SrqInitSpec spec) {
         NativeContext c = provider.live(context, NativeContext.class);
         NativePd pd = provider.live(spec.pd(), NativePd.class);
         boolean xrc = spec.type() == SrqType.XRC;
@@ -87,12 +93,26 @@ final class SrqVerbs {
         }
     }
 
-    void destroySrq(SrqHandle srq) {
+    @Override
+    public void destroySrq(SrqHandle srq) {
         NativeSrq s = provider.live(srq, NativeSrq.class);
         MemorySegment state = CallState.current();
         released("ibv_destroy_srq", s, Libibverbs.ibv_destroy_srq(state, s.pointer()), state,
                 "QPs still receive through it: destroy them first",
                 "could not destroy the SRQ");
         srqs.remove(s.pointer().address(), s);
+    }
+
+    @Override
+    public void postSrqRecv(SrqHandle srq, RecvWr request) {
+        NativeSrq s = provider.live(srq, NativeSrq.class);
+        NativeRecvWr wr = own(request);
+        requireOp("ibv_post_srq_recv", s, s.postSrqRecv());
+        MemorySegment state = wr.callState();
+        int rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), state, s.pointer(), wr.wr(), wr.badWr());
+        if (rc != 0) {
+            int errno = returned(rc, state);
+            throw failure("ibv_post_srq_recv", s, errno, postHint(errno, "max_wr of the SRQ", "max_sge of the SRQ"));
+        }
     }
 }

@@ -10,19 +10,21 @@ import java.lang.foreign.MemorySegment;
 
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.GlobalRoute;
+import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
 import io.rdmaverbs.verbs.provider.AhHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 
 /** The address handle verbs of {@link NativeVerbsProvider}: creating and destroying an address handle. */
-final class AhVerbs {
+final class NativeAhVerbs implements AddressHandleVerbs {
 
     private final NativeVerbsProvider provider;
 
-    AhVerbs(NativeVerbsProvider provider) {
+    NativeAhVerbs(NativeVerbsProvider provider) {
         this.provider = provider;
     }
 
-    AhHandle createAh(PdHandle pd, AddressVector address) {
+    @Override
+    public AhHandle createAh(PdHandle pd, AddressVector address) {
         NativePd p = provider.live(pd, NativePd.class);
         MemorySegment state = CallState.current();
         try (Arena arena = Arena.ofConfined()) {
@@ -43,7 +45,8 @@ final class AhVerbs {
         }
     }
 
-    void destroyAh(AhHandle ah) {
+    @Override
+    public void destroyAh(AhHandle ah) {
         NativeAh a = provider.live(ah, NativeAh.class);
         MemorySegment state = CallState.current();
         released("ibv_destroy_ah", a, Libibverbs.ibv_destroy_ah(state, a.pointer()), state,

@@ -8,23 +8,25 @@ import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
 
 import java.lang.foreign.MemorySegment;
 
-import io.rdmaverbs.verbs.Errno;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 
 /** The memory region verbs of {@link NativeVerbsProvider}: registering and deregistering a buffer. */
-final class MrVerbs {
+final class NativeMrVerbs implements MemoryRegionVerbs {
 
     /** {@code IBV_ACCESS_OPTIONAL_RANGE}: access flags only {@code ibv_reg_mr_iova2} understands. */
     static final int IBV_ACCESS_OPTIONAL_RANGE = 0x3ff0_0000;
 
     private final NativeVerbsProvider provider;
 
-    MrVerbs(NativeVerbsProvider provider) {
+    NativeMrVerbs(NativeVerbsProvider provider) {
         this.provider = provider;
     }
 
-    MrHandle regMr(PdHandle pd, MemorySegment buffer, int access) {
+    @Override
+    public MrHandle regMr(PdHandle pd, MemorySegment buffer, int access) {
         NativePd p = provider.live(pd, NativePd.class);
         if (!buffer.isNative()) {
             throw new IllegalArgumentException("ibv_reg_mr needs off-heap memory the device can reach; " + buffer
@@ -50,7 +52,8 @@ final class MrVerbs {
                 IbvMr.ADDR.get(fields).address(), IbvMr.LENGTH.get(fields));
     }
 
-    void deregMr(MrHandle mr) {
+    @Override
+    public void deregMr(MrHandle mr) {
         NativeMr m = provider.live(mr, NativeMr.class);
         MemorySegment state = CallState.current();
         released("ibv_dereg_mr", m, Libibverbs.ibv_dereg_mr(state, m.pointer()), state,

@@ -1,0 +1,55 @@
+package io.rdmaverbs.verbs.provider;
+
+import io.rdmaverbs.verbs.attr.Gid;
+import io.rdmaverbs.verbs.attr.QpAttributes;
+import io.rdmaverbs.verbs.attr.QpModification;
+import io.rdmaverbs.verbs.attr.QpType;
+
+/**
+ * Queue pairs: {@code ibv_create_qp_ex(3)}, {@code ibv_open_qp(3)}, {@code ibv_modify_qp(3)},
+ * {@code ibv_query_qp(3)}, {@code ibv_post_send(3)}, {@code ibv_post_recv(3)},
+ * {@code ibv_attach_mcast(3)}, and the work requests posting takes. Posting is on the data path: a
+ * caller that posts keeps this object rather than asking the provider per post. Failures and handle
+ * checks as described on {@link VerbsProvider}.
+ */
+public interface QueuePairVerbs {
+
+    /** {@code ibv_create_qp_ex} (inline through {@code verbs_context}). */
+    QpHandle createQp(ContextHandle context, QpInitSpec spec);
+
+    /**
+     * {@code ibv_open_qp}: a handle (and a registration of this process) on an existing XRC receive QP
+     * of {@code xrcd}; EINVAL when no such QP exists in that domain.
+     */
+    QpHandle openQp(ContextHandle context, XrcdHandle xrcd, int qpNum, QpType type);
+
+    /** {@code ibv_destroy_qp}; EBUSY while attached to a multicast group. */
+    void destroyQp(QpHandle qp);
+
+    /** {@code ibv_modify_qp}. */
+    void modifyQp(QpHandle qp, QpModification modification);
+
+    /** {@code ibv_query_qp}. */
+    QpAttributes queryQp(QpHandle qp);
+
+    /** {@code ibv_post_send} (inline: {@code qp->context->ops.post_send}). */
+    void postSend(QpHandle qp, SendWr request);
+
+    /** {@code ibv_post_recv} (inline: {@code qp->context->ops.post_recv}). */
+    void postRecv(QpHandle qp, RecvWr request);
+
+    /** A send request in this provider's format with room for {@code maxSge} entries. */
+    SendWr newSendWr(int maxSge);
+
+    /**
+     * A receive request in this provider's format with room for {@code maxSge} entries, for
+     * {@link #postRecv} and {@link SharedReceiveQueueVerbs#postSrqRecv} alike.
+     */
+    RecvWr newRecvWr(int maxSge);
+
+    /** {@code ibv_attach_mcast}. */
+    void attachMcast(QpHandle qp, Gid gid, int lid);
+
+    /** {@code ibv_detach_mcast}. */
+    void detachMcast(QpHandle qp, Gid gid, int lid);
+}

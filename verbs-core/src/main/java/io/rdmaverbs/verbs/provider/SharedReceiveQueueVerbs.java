@@ -1,0 +1,18 @@
+package io.rdmaverbs.verbs.provider;
+
+/**
+ * Shared receive queues: {@code ibv_create_srq_ex(3)}, {@code ibv_post_srq_recv(3)}. Receive requests
+ * come from {@link QueuePairVerbs#newRecvWr}, the same format a QP's receive queue takes. Failures and
+ * handle checks as described on {@link VerbsProvider}.
+ */
+public interface SharedReceiveQueueVerbs {
+
+    /** {@code ibv_create_srq_ex} (inline through {@code verbs_context}; basic SRQs use {@code ibv_create_srq}). */
+    SrqHandle createSrq(ContextHandle context, SrqInitSpec spec);
+
+    /** {@code ibv_destroy_srq}; EBUSY while QPs use it. */
+    void destroySrq(SrqHandle srq);
+
+    /** {@code ibv_post_srq_recv} (inline: {@code srq->context->ops.post_srq_recv}). */
+    void postSrqRecv(SrqHandle srq, RecvWr request);
+}

@@ -1,0 +1,138 @@
+package io.rdmaverbs.verbs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
+import io.rdmaverbs.verbs.provider.AsyncEventVerbs;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.DeviceVerbs;
+import io.rdmaverbs.verbs.provider.DomainVerbs;
+import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
+import io.rdmaverbs.verbs.provider.VerbsProvider;
+import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
+import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
+import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The provider SPI is one object per verb group, and the graph's data path keeps its group instead of
+ * asking the provider per call.
+ */
+class VerbGroupsTest {
+
+    @Test
+    void everyGroupAccessorOfBothProvidersReturnsTheSameObjectEachTime() throws Exception {
+        List<Method> accessors = Arrays.stream(VerbsProvider.class.getMethods())
+                .filter(m -> m.getParameterCount() == 0 && m.getReturnType().isInterface()).toList();
+        assertThat(accessors).hasSize(8);
+        for (VerbsProvider provider : List.of(SimulatedProvider.of(DeviceProfile.rxe("rxe0")),
+                NativeVerbsProvider.load())) {
+            for (Method accessor : accessors) {
+                Object group = accessor.invoke(provider);
+                assertThat(group).as("%s.%s()", provider.name(), accessor.getName())
+                        .isInstanceOf(accessor.getReturnType()).isSameAs(accessor.invoke(provider));
+            }
+        }
+    }
+
+    @Test
+    void postingPollingAndArmingAskTheProviderForNoGroup() {
+        CountingProvider provider = new CountingProvider(SimulatedProvider.of(DeviceProfile.rxe("rxe0")));
+        try (Verbs verbs = Verbs.using(provider)) {
+            DeviceContext ctx = verbs.openDevice("rxe0");
+            ProtectionDomain pd = ctx.allocateProtectionDomain();
+            CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(16));
+            QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, QpCapabilities.of(16, 16)));
+            qp.toInit(1, EnumSet.noneOf(AccessFlag.class));
+            SharedReceiveQueue srq = pd.createSharedReceiveQueue(SharedReceiveQueueSpec.basic(16));
+            MemoryRegion mr = pd.allocateMemory(4096, EnumSet.of(AccessFlag.LOCAL_WRITE));
+            ReceiveRequest toQp = qp.newReceiveRequest(1).single(mr, 0, 64);
+            ReceiveRequest toSrq = srq.newReceiveRequest(1).single(mr, 64, 64);
+            WorkCompletions completions = cq.newWorkCompletions(4);
+            int asked = provider.groupsHandedOut.get();
+
+            for (int i = 0; i < 8; i++) {
+                qp.postReceive(toQp.wrId(i));
+                srq.postReceive(toSrq.wrId(i));
+                cq.requestNotification(false);
+                assertThat(cq.poll(completions)).isZero();
+            }
+
+            assertThat(provider.groupsHandedOut.get()).isEqualTo(asked);
+        }
+    }
+
+    /** A provider that counts how often a group object is asked of it. */
+    private static final class CountingProvider implements VerbsProvider {
+
+        private final VerbsProvider delegate;
+        final AtomicInteger groupsHandedOut = new AtomicInteger();
+
+        CountingProvider(VerbsProvider delegate) {
+            this.delegate = delegate;
+        }
+
+        private <G> G counted(Supplier<G> group) {
+            groupsHandedOut.incrementAndGet();
+            return group.get();
+        }
+
+        @Override
+        public String name() {
+            return delegate.name();
+        }
+
+        @Override
+        public DeviceVerbs deviceVerbs() {
+            return counted(delegate::deviceVerbs);
+        }
+
+        @Override
+        public DomainVerbs domainVerbs() {
+            return counted(delegate::domainVerbs);
+        }
+
+        @Override
+        public CompletionVerbs completionVerbs() {
+            return counted(delegate::completionVerbs);
+        }
+
+        @Override
+        public SharedReceiveQueueVerbs sharedReceiveQueueVerbs() {
+            return counted(delegate::sharedReceiveQueueVerbs);
+        }
+
+        @Override
+        public QueuePairVerbs queuePairVerbs() {
+            return counted(delegate::queuePairVerbs);
+        }
+
+        @Override
+        public MemoryRegionVerbs memoryRegionVerbs() {
+            return counted(delegate::memoryRegionVerbs);
+        }
+
+        @Override
+        public AddressHandleVerbs addressHandleVerbs() {
+            return counted(delegate::addressHandleVerbs);
+        }
+
+        @Override
+        public AsyncEventVerbs asyncEventVerbs() {
+            return counted(delegate::asyncEventVerbs);
+        }
+    }
+}
