@@ -1,6 +1,7 @@
 package io.rdmaverbs.spring.boot.autoconfigure;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 import io.github.resilience4j.retry.RetryRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.resources.DeclaredResources;
@@ -20,6 +21,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.context.LifecycleProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -75,8 +77,10 @@ public final class VerbsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    VerbsTeardown rdmaVerbsTeardown(Verbs verbs, VerbsProperties properties, RetryRegistry retries) {
-        return new VerbsTeardown(verbs, properties.teardown(), retries);
+    VerbsTeardown rdmaVerbsTeardown(Verbs verbs, VerbsProperties properties, RetryRegistry retries,
+            ObjectProvider<LifecycleProperties> lifecycle) {
+        Duration phaseTimeout = lifecycle.getIfAvailable(LifecycleProperties::new).getTimeoutPerShutdownPhase();
+        return new VerbsTeardown(verbs, properties.teardown(), retries, phaseTimeout);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -24,6 +24,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -41,13 +42,23 @@ import org.springframework.context.SmartLifecycle;
  * </ol>
  * One log block tells what was closed, in order, and what was left and why.
  *
- * <p>Its phase puts it after the web server's graceful shutdown (which drains requests that may still
- * use RDMA resources) and before the web server stops.
+ * <p>Its phase is below the web server's stop ({@link WebServerApplicationContext#START_STOP_LIFECYCLE_PHASE}),
+ * so it runs only once the server takes no more requests and, with {@code server.shutdown=graceful}, after
+ * the requests in flight were drained; with {@code server.shutdown=immediate} the server's stop still
+ * lets the request threads it runs finish. It stops asynchronously, so the application context waits for
+ * it at most {@code spring.lifecycle.timeout-per-shutdown-phase}; the graceful phase ends in time for
+ * the policy's final close to fit in that bound.
+ *
+ * <p>It is not pauseable: a paused context (Spring's test context cache pauses the contexts it is not
+ * using) keeps its resources, open and usable, for when it is restarted.
  */
 public final class VerbsTeardown implements SmartLifecycle {
 
-    /** Below the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024}), above its stop ({@code - 2048}). */
-    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1536;
+    /** Below the web server's stop: no request is served while resources are released. */
+    public static final int PHASE = WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE - 1024;
+
+    /** The share of the shutdown phase the graceful phase may use; the rest is for the final close. */
+    private static final double GRACEFUL_SHARE = 0.75;
 
     private static final Log logger = LogFactory.getLog(VerbsTeardown.class);
 
@@ -56,12 +67,19 @@ public final class VerbsTeardown implements SmartLifecycle {
     private final Duration timeout;
     private final GracefulDrain drain;
     private volatile boolean running;
+    /** Set when the teardown begins: from then on it alone releases resources. */
+    private volatile boolean begun;
     private volatile @Nullable TeardownReport report;
 
-    public VerbsTeardown(Verbs verbs, VerbsProperties.Teardown settings, RetryRegistry retries) {
+    /**
+     * @param phaseTimeout how long the context waits for a lifecycle phase to stop
+     *     ({@code spring.lifecycle.timeout-per-shutdown-phase})
+     */
+    public VerbsTeardown(Verbs verbs, VerbsProperties.Teardown settings, RetryRegistry retries, Duration phaseTimeout) {
         this.verbs = verbs;
         this.policy = settings.policy();
-        this.timeout = settings.timeout();
+        Duration share = Duration.ofNanos((long) (phaseTimeout.toNanos() * GRACEFUL_SHARE));
+        this.timeout = settings.timeout().compareTo(share) <= 0 ? settings.timeout() : share;
         this.drain = new GracefulDrain(retries, settings.retry());
     }
 
@@ -81,6 +99,28 @@ public final class VerbsTeardown implements SmartLifecycle {
         } finally {
             running = false;
         }
+    }
+
+    /**
+     * Tears down on a thread of its own and reports back when done, so that the context's wait for this
+     * phase is bounded by {@code spring.lifecycle.timeout-per-shutdown-phase}, whatever a native release
+     * does.
+     */
+    @Override
+    public void stop(Runnable callback) {
+        Thread.ofPlatform().daemon().name("rdma-verbs-teardown").start(() -> {
+            try {
+                stop();
+            } finally {
+                callback.run();
+            }
+        });
+    }
+
+    /** A pause is no shutdown: the resources stay open for the restart. */
+    @Override
+    public boolean isPauseable() {
+        return false;
     }
 
     @Override
@@ -104,6 +144,7 @@ public final class VerbsTeardown implements SmartLifecycle {
         if (done != null) {
             return done;
         }
+        begun = true;
         long start = System.nanoTime();
         int waiters = channelWaiters();
         GracefulDrain.Outcome graceful = verbs.resources().isEmpty()
@@ -132,10 +173,11 @@ public final class VerbsTeardown implements SmartLifecycle {
 
     /**
      * Releases one resource whose bean is destroyed without the teardown having run (a context whose
-     * refresh failed): Spring destroys dependents first, so the policy applies bean by bean.
+     * refresh failed): Spring destroys dependents first, so the policy applies bean by bean. Once the
+     * teardown has begun (it may still be running, past the shutdown phase's timeout) this does nothing.
      */
     public void release(VerbsResource resource) {
-        if (report != null || resource.isClosed()) {
+        if (begun || resource.isClosed()) {
             return;
         }
         try {
