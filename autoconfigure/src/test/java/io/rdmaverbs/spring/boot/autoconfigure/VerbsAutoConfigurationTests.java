@@ -16,7 +16,7 @@ import io.rdmaverbs.spring.boot.autoconfigure.health.VerbsHealthContributor;
 import io.rdmaverbs.spring.boot.autoconfigure.metrics.VerbsEventMetrics;
 import io.rdmaverbs.spring.boot.autoconfigure.metrics.VerbsMetrics;
 import io.rdmaverbs.spring.boot.autoconfigure.resilience.DeviceCircuitBreakers;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.DeclaredResources;
+import io.rdmaverbs.spring.boot.autoconfigure.resources.DeclaredResourceFactory;
 import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownPolicy;
 import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.DeviceContext;
@@ -40,7 +40,7 @@ class VerbsAutoConfigurationTests {
     void simulatedProviderGivesTheGraphTheTeardownAndEveryIntegration() {
         Contexts.simulated().withPropertyValues("management.endpoints.web.exposure.include=verbs").run(context -> {
             assertThat(context).hasSingleBean(Verbs.class)
-                    .hasSingleBean(DeclaredResources.class)
+                    .hasSingleBean(DeclaredResourceFactory.class)
                     .hasSingleBean(VerbsTeardown.class)
                     .hasSingleBean(RetryRegistry.class)
                     .hasSingleBean(AsyncEventReaders.class)

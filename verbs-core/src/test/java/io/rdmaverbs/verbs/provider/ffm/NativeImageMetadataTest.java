@@ -76,6 +76,30 @@ class NativeImageMetadataTest {
                 .hasSizeGreaterThan(40);
     }
 
+    @Test
+    void everyMemberTheReflectionSectionNamesExistsSoThatARenameCannotLeaveItBehind() throws Exception {
+        List<String> missing = new ArrayList<>();
+        for (JsonNode entry : metadata().path("reflection")) {
+            Class<?> type = Class.forName(entry.path("type").asString(), false, getClass().getClassLoader());
+            for (JsonNode field : entry.path("fields")) {
+                if (Stream.of(type.getDeclaredFields()).noneMatch(f -> f.getName().equals(field.path("name").asString()))) {
+                    missing.add(type.getName() + "." + field.path("name").asString());
+                }
+            }
+            for (JsonNode method : entry.path("methods")) {
+                List<String> parameters = new ArrayList<>();
+                method.path("parameterTypes").forEach(p -> parameters.add(p.asString()));
+                boolean found = Stream.of(type.getDeclaredMethods()).anyMatch(m -> m.getName().equals(
+                        method.path("name").asString()) && Stream.of(m.getParameterTypes()).map(Class::getName)
+                                .toList().equals(parameters));
+                if (!found) {
+                    missing.add(type.getName() + "." + method.path("name").asString() + parameters);
+                }
+            }
+        }
+        assertThat(missing).as("members %s names that do not exist", METADATA).isEmpty();
+    }
+
     /** What every holder class links, initialised in a fresh class loader over verbs-core's classes. */
     private static List<Downcalls.Linkage> linkedByEveryHolder() throws Exception {
         URL classes = Verbs.class.getProtectionDomain().getCodeSource().getLocation();
@@ -135,19 +159,23 @@ class NativeImageMetadataTest {
     /** The downcalls of the shipped metadata, each rendered as {@link #entry} renders a linkage. */
     private static Set<String> shippedDowncalls() throws IOException {
         Set<String> out = new TreeSet<>();
-        try (InputStream in = NativeImageMetadataTest.class.getClassLoader().getResourceAsStream(METADATA)) {
-            assertThat(in).as("%s on the class path", METADATA).isNotNull();
-            JsonNode downcalls = JsonMapper.shared().readTree(in).path("foreign").path("downcalls");
-            assertThat(downcalls.isArray()).as("foreign.downcalls is an array").isTrue();
-            for (JsonNode d : downcalls) {
-                List<String> parameters = new ArrayList<>();
-                d.path("parameterTypes").forEach(p -> parameters.add(p.asString()));
-                Map<String, String> options = new TreeMap<>();
-                d.path("options").properties().forEach(e -> options.put(e.getKey(), e.getValue().toString()));
-                out.add(render(d.path("returnType").asString(), parameters, options));
-            }
+        JsonNode downcalls = metadata().path("foreign").path("downcalls");
+        assertThat(downcalls.isArray()).as("foreign.downcalls is an array").isTrue();
+        for (JsonNode d : downcalls) {
+            List<String> parameters = new ArrayList<>();
+            d.path("parameterTypes").forEach(p -> parameters.add(p.asString()));
+            Map<String, String> options = new TreeMap<>();
+            d.path("options").properties().forEach(e -> options.put(e.getKey(), e.getValue().toString()));
+            out.add(render(d.path("returnType").asString(), parameters, options));
         }
         return out;
+    }
+
+    private static JsonNode metadata() throws IOException {
+        try (InputStream in = NativeImageMetadataTest.class.getClassLoader().getResourceAsStream(METADATA)) {
+            assertThat(in).as("%s on the class path", METADATA).isNotNull();
+            return JsonMapper.shared().readTree(in);
+        }
     }
 
     /** One downcall as a line of the metadata: {@code {"returnType":..,"parameterTypes":[..],"options":{..}}}. */

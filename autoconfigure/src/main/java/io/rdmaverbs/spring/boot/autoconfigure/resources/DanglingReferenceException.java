@@ -34,10 +34,10 @@ public final class DanglingReferenceException extends RuntimeException {
 
     private static String message(String property, String name, ResourceKind expected, List<String> candidates,
             @Nullable ResourceKind actual, @Nullable String declaredOnDevice) {
-        String wanted = ResourceDeclarations.label(expected);
+        String wanted = CheckedDeclarations.label(expected);
         StringBuilder sb = new StringBuilder(property).append(" refers to '").append(name).append("', ");
         if (actual != null) {
-            sb.append("which is a ").append(ResourceDeclarations.label(actual)).append(", not a ").append(wanted);
+            sb.append("which is a ").append(CheckedDeclarations.label(actual)).append(", not a ").append(wanted);
         } else if (declaredOnDevice != null) {
             sb.append("which is declared on device '").append(declaredOnDevice)
                     .append("': a resource can only use resources of its own device");

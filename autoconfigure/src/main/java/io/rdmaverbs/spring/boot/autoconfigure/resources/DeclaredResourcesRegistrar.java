@@ -3,7 +3,7 @@ package io.rdmaverbs.spring.boot.autoconfigure.resources;
 import java.util.List;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.ResourceDeclarations.Declaration;
+import io.rdmaverbs.spring.boot.autoconfigure.resources.CheckedDeclarations.Declaration;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.DeviceContext;
@@ -15,8 +15,6 @@ import io.rdmaverbs.verbs.SharedReceiveQueue;
 import io.rdmaverbs.verbs.VerbsResource;
 import io.rdmaverbs.verbs.XrcDomain;
 
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -31,15 +29,15 @@ import org.springframework.core.type.AnnotationMetadata;
  * structure (unique keys, resolvable references, no cycles) fails the startup early; each bean then
  * depends on its parents' beans, which is the order Spring creates them in and the reverse of the order
  * it destroys them in.
+ *
+ * <p>Each definition names a factory method, {@link DeclaredResourceFactory#create(String)} with the
+ * key as its argument, rather than an instance supplier: ahead-of-time processing
+ * ({@code spring-boot:process-aot}, native images) can write such a definition as code. The set of
+ * declared beans is then fixed when the application is processed; their settings are read at startup.
  */
-public final class DeclaredResourcesRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
-        BeanFactoryAware {
-
-    /** The bean definition attribute holding a bean's {@link Declaration}. */
-    public static final String DECLARATION_ATTRIBUTE = DeclaredResourcesRegistrar.class.getName() + ".declaration";
+public final class DeclaredResourcesRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
 
     private Environment environment;
-    private BeanFactory beanFactory;
 
     @Override
     public void setEnvironment(Environment environment) {
@@ -47,15 +45,10 @@ public final class DeclaredResourcesRegistrar implements ImportBeanDefinitionReg
     }
 
     @Override
-    public void setBeanFactory(BeanFactory beanFactory) {
-        this.beanFactory = beanFactory;
-    }
-
-    @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
         VerbsProperties properties = Binder.get(environment).bindOrCreate(VerbsProperties.PREFIX,
                 VerbsProperties.class);
-        for (Declaration declaration : ResourceDeclarations.of(properties).inCreationOrder()) {
+        for (Declaration declaration : CheckedDeclarations.of(properties).inCreationOrder()) {
             if (registry.containsBeanDefinition(declaration.key())) {
                 throw new DuplicateResourceKeyException(declaration.key(), List.of(declaration.property()), true);
             }
@@ -63,20 +56,22 @@ public final class DeclaredResourcesRegistrar implements ImportBeanDefinitionReg
         }
     }
 
-    private RootBeanDefinition definition(Declaration declaration) {
-        RootBeanDefinition definition = new RootBeanDefinition(type(declaration.kind()));
-        definition.setInstanceSupplier(() -> beanFactory.getBean(DeclaredResources.class)
-                .create(declaration, name -> beanFactory.getBean(name, VerbsResource.class)));
+    private static RootBeanDefinition definition(Declaration declaration) {
+        RootBeanDefinition definition = new RootBeanDefinition();
+        definition.setTargetType(type(declaration.kind()));
+        definition.setFactoryBeanName(DeclaredResourceFactory.BEAN_NAME);
+        definition.setFactoryMethodName("create");
+        definition.getConstructorArgumentValues().addIndexedArgumentValue(0, declaration.key());
         definition.setDependsOn(declaration.parents().toArray(String[]::new));
         // Not the inferred close(): a strict close would throw for what the teardown deliberately left.
         definition.setDestroyMethodName("");
-        definition.setAttribute(DECLARATION_ATTRIBUTE, declaration);
-        definition.setDescription("RDMA " + ResourceDeclarations.label(declaration.kind()) + " declared at "
+        definition.setDescription("RDMA " + CheckedDeclarations.label(declaration.kind()) + " declared at "
                 + declaration.property());
         return definition;
     }
 
-    private static Class<? extends VerbsResource> type(ResourceKind kind) {
+    /** The verbs-core type of a declared resource of {@code kind}. */
+    static Class<? extends VerbsResource> type(ResourceKind kind) {
         return switch (kind) {
             case DEVICE_CONTEXT -> DeviceContext.class;
             case PROTECTION_DOMAIN -> ProtectionDomain.class;

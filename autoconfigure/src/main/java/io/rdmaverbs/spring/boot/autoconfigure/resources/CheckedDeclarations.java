@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * defined: unique keys, complete declarations, references that resolve on the same device to a
  * resource of the right kind, and no cycles. Listed in creation order, parents first.
  */
-public final class ResourceDeclarations {
+public final class CheckedDeclarations {
 
     /**
      * One declared resource.
@@ -64,11 +64,11 @@ public final class ResourceDeclarations {
     public record Reference(String property, String name, ResourceKind kind) {
     }
 
-    private static final ResourceDeclarations NONE = new ResourceDeclarations(List.of());
+    private static final CheckedDeclarations NONE = new CheckedDeclarations(List.of());
 
     private final Map<String, Declaration> byKey = new LinkedHashMap<>();
 
-    private ResourceDeclarations(List<Declaration> inCreationOrder) {
+    private CheckedDeclarations(List<Declaration> inCreationOrder) {
         inCreationOrder.forEach(d -> byKey.put(d.key(), d));
     }
 
@@ -80,13 +80,13 @@ public final class ResourceDeclarations {
      * @throws DanglingReferenceException when a reference does not resolve to a resource of its kind
      * @throws CyclicReferenceException when references form a cycle
      */
-    public static ResourceDeclarations of(VerbsProperties properties) {
+    public static CheckedDeclarations of(VerbsProperties properties) {
         if (properties.devices().isEmpty()) {
             return NONE;
         }
         Builder builder = new Builder();
         properties.devices().forEach(builder::device);
-        return new ResourceDeclarations(builder.check());
+        return new CheckedDeclarations(builder.check());
     }
 
     /** Every declaration, parents before the resources created from them. */

@@ -12,7 +12,7 @@ import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Qp;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Srq;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Xrcd;
 import io.rdmaverbs.spring.boot.autoconfigure.resources.DeviceLimitsExceededException.Violation;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.ResourceDeclarations.Declaration;
+import io.rdmaverbs.spring.boot.autoconfigure.resources.CheckedDeclarations.Declaration;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.DeviceContext;
@@ -32,19 +32,64 @@ import io.rdmaverbs.verbs.provider.VerbsProvider;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+
 /**
- * Creates the declared resources, each from its parent beans and named by its key. Opening a device
- * checks every declaration on it against the device's limits first, so nothing is created on a device
- * that cannot hold what is declared.
+ * Creates the declared resources, each from its parent beans and named by its key: the factory bean of
+ * the definitions {@link DeclaredResourcesRegistrar} registers. Opening a device checks every declaration
+ * on it against the device's limits first, so nothing is created on a device that cannot hold what is
+ * declared.
+ *
+ * <p>The declarations are read again here, at startup, from the environment the application runs in.
+ * In a plain JVM run they are those the registrar read; an application processed ahead of time has the
+ * beans of its build-time declarations, and a startup that declares other keys fails here, saying so,
+ * rather than running without them.
  */
-public final class DeclaredResources {
+public final class DeclaredResourceFactory {
+
+    /** The bean name the resource definitions refer to as their factory bean. */
+    public static final String BEAN_NAME = "rdmaVerbsDeclaredResources";
 
     private final Verbs verbs;
     private final VerbsProperties properties;
+    private final BeanFactory beanFactory;
+    private final CheckedDeclarations declarations;
 
-    public DeclaredResources(Verbs verbs, VerbsProperties properties) {
+    /**
+     * @throws InvalidDeclarationException when the declared keys are not those the bean definitions were
+     *     made for (an application processed ahead of time, started with other declarations)
+     */
+    public DeclaredResourceFactory(Verbs verbs, VerbsProperties properties, ListableBeanFactory beanFactory) {
         this.verbs = verbs;
         this.properties = properties;
+        this.beanFactory = beanFactory;
+        this.declarations = CheckedDeclarations.of(properties);
+        List<String> undefined = declarations.inCreationOrder().stream()
+                .filter(d -> !beanFactory.containsBeanDefinition(d.key())
+                        || !beanFactory.isTypeMatch(d.key(), DeclaredResourcesRegistrar.type(d.kind())))
+                .map(Declaration::property).toList();
+        if (!undefined.isEmpty()) {
+            throw new InvalidDeclarationException(undefined.getFirst(), "the application was processed ahead of "
+                    + "time without " + String.join(", ", undefined) + ", so there is no bean for it",
+                    "Declared resources (their keys and kinds) are fixed when the application is processed ahead "
+                            + "of time (spring-boot:process-aot, native images): run that step again with these "
+                            + "declarations, or start without -Dspring.aot.enabled=true");
+        }
+    }
+
+    /**
+     * Creates the resource declared under {@code key}, from its parents' beans.
+     *
+     * @throws InvalidDeclarationException when {@code key} is no longer declared (an application processed
+     *     ahead of time, started without one of its build-time declarations)
+     */
+    public VerbsResource create(String key) {
+        Declaration declaration = declarations.find(key).orElseThrow(() -> new InvalidDeclarationException(
+                VerbsProperties.PREFIX + ".devices", "'" + key + "' was declared when the application was "
+                        + "processed ahead of time and has a bean, but is not declared now", "Declare '" + key
+                        + "' again, or run the ahead-of-time processing again without it"));
+        return create(declaration, name -> beanFactory.getBean(name, VerbsResource.class));
     }
 
     /**
@@ -52,11 +97,10 @@ public final class DeclaredResources {
      *
      * @param parents the bean of each parent, by name
      */
-    VerbsResource create(Declaration declaration, Function<String, VerbsResource> parents) {
+    private VerbsResource create(Declaration declaration, Function<String, VerbsResource> parents) {
         Device device = device(declaration.deviceKey());
         String key = declaration.key();
-        return switch (declaration.kind()) {
-            case DEVICE_CONTEXT -> openDevice(key, device);
+        VerbsResource created = switch (declaration.kind()) {            case DEVICE_CONTEXT -> openDevice(key, device);
             case PROTECTION_DOMAIN -> context(declaration, parents).allocateProtectionDomain(key);
             case XRC_DOMAIN -> {
                 Xrcd x = device.xrcDomains().get(key);
@@ -98,6 +142,7 @@ public final class DeclaredResources {
             }
             default -> throw new IllegalArgumentException(declaration.kind() + " cannot be declared");
         };
+        return created;
     }
 
     private DeviceContext openDevice(String key, Device device) {

@@ -3,7 +3,7 @@ package io.rdmaverbs.spring.boot.autoconfigure.resources;
 import java.util.Map;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.ResourceDeclarations.Declaration;
+import io.rdmaverbs.spring.boot.autoconfigure.resources.CheckedDeclarations.Declaration;
 import io.rdmaverbs.verbs.ResourceKind;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +13,7 @@ import org.springframework.boot.context.properties.source.MapConfigurationProper
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-class ResourceDeclarationsTests {
+class CheckedDeclarationsTests {
 
     private static final String MAIN = "rdma.verbs.devices.main";
 
@@ -24,7 +24,7 @@ class ResourceDeclarationsTests {
 
     @Test
     void listsParentsBeforeTheResourcesCreatedFromThem() {
-        ResourceDeclarations d = declarations(Map.of(
+        CheckedDeclarations d = declarations(Map.of(
                 MAIN + ".queue-pairs.qp0.protection-domain", "pd0",
                 MAIN + ".queue-pairs.qp0.send-cq", "cq0",
                 MAIN + ".queue-pairs.qp0.recv-cq", "cq0",
@@ -44,7 +44,7 @@ class ResourceDeclarationsTests {
 
     @Test
     void xrcReceiveQueuePairBelongsToItsXrcDomainOnly() {
-        ResourceDeclarations d = declarations(Map.of(
+        CheckedDeclarations d = declarations(Map.of(
                 MAIN + ".xrc-domains.x.create", "true",
                 MAIN + ".queue-pairs.target.type", "xrc-recv",
                 MAIN + ".queue-pairs.target.xrc-domain", "x"));
@@ -119,9 +119,9 @@ class ResourceDeclarationsTests {
                 MAIN + ".protection-domains", "main")));
     }
 
-    private static ResourceDeclarations declarations(Map<String, String> properties) {
+    private static CheckedDeclarations declarations(Map<String, String> properties) {
         VerbsProperties bound = new Binder(new MapConfigurationPropertySource(properties))
                 .bindOrCreate(VerbsProperties.PREFIX, VerbsProperties.class);
-        return ResourceDeclarations.of(bound);
+        return CheckedDeclarations.of(bound);
     }
 }
