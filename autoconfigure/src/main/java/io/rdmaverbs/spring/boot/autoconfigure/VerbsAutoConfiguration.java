@@ -4,11 +4,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import io.github.resilience4j.retry.RetryRegistry;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.DeclaredResourceFactory;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.DeclaredResourcesRegistrar;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.DeclaredResourceRelease;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownPolicy;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
+import io.rdmaverbs.spring.boot.resources.DeclaredResourceFactory;
+import io.rdmaverbs.spring.boot.resources.DeclaredResourcesRegistrar;
+import io.rdmaverbs.spring.boot.teardown.DeclaredResourceRelease;
+import io.rdmaverbs.spring.boot.teardown.TeardownPolicy;
+import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsListener;
 import io.rdmaverbs.verbs.provider.VerbsProvider;

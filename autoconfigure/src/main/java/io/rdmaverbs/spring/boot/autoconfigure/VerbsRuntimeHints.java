@@ -4,7 +4,7 @@ import io.rdmaverbs.spring.boot.autoconfigure.descriptor.ClosePlanDescriptor;
 import io.rdmaverbs.spring.boot.autoconfigure.descriptor.LeaseDescriptor;
 import io.rdmaverbs.spring.boot.autoconfigure.descriptor.ResourceNode;
 import io.rdmaverbs.spring.boot.autoconfigure.descriptor.StuckReferenceDescriptor;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownReport;
+import io.rdmaverbs.spring.boot.teardown.TeardownReport;
 import io.rdmaverbs.verbs.ResourceRef;
 
 import org.jspecify.annotations.Nullable;

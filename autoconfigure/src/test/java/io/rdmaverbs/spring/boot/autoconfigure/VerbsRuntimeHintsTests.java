@@ -3,7 +3,7 @@ package io.rdmaverbs.spring.boot.autoconfigure;
 import io.rdmaverbs.spring.boot.autoconfigure.descriptor.LeaseDescriptor;
 import io.rdmaverbs.spring.boot.autoconfigure.descriptor.ResourceNode;
 import io.rdmaverbs.spring.boot.autoconfigure.descriptor.StuckReferenceDescriptor;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownReport;
+import io.rdmaverbs.spring.boot.teardown.TeardownReport;
 import io.rdmaverbs.verbs.ResourceRef;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,8 @@
 package io.rdmaverbs.spring.boot.autoconfigure.diagnostics;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.DanglingReferenceException;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.CheckedDeclarations;
+import io.rdmaverbs.spring.boot.resources.DanglingReferenceException;
+import io.rdmaverbs.spring.boot.resources.CheckedDeclarations;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

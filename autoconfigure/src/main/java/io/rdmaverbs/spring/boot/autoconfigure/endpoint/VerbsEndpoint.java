@@ -6,7 +6,7 @@ import java.util.Optional;
 import io.rdmaverbs.spring.boot.autoconfigure.descriptor.ClosePlanDescriptor;
 import io.rdmaverbs.spring.boot.autoconfigure.descriptor.ResourceNode;
 import io.rdmaverbs.spring.boot.autoconfigure.descriptor.StuckReferenceDescriptor;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownPolicy;
+import io.rdmaverbs.spring.boot.teardown.TeardownPolicy;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsResource;

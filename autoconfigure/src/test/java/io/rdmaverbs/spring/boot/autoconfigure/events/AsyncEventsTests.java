@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
 import io.rdmaverbs.spring.boot.autoconfigure.resilience.DeviceCircuitBreakers;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
+import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.AsyncEventType;

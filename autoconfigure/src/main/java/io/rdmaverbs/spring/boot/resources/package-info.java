@@ -4,6 +4,6 @@
  * of the opened device.
  */
 @NullMarked
-package io.rdmaverbs.spring.boot.autoconfigure.resources;
+package io.rdmaverbs.spring.boot.resources;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.resources;
+package io.rdmaverbs.spring.boot.resources;
 
 import java.util.function.Predicate;
 

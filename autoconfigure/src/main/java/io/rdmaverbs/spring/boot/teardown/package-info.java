@@ -3,6 +3,6 @@
  * retried phase bounded in time, then the configured policy, and a report of what was closed and left.
  */
 @NullMarked
-package io.rdmaverbs.spring.boot.autoconfigure.teardown;
+package io.rdmaverbs.spring.boot.teardown;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,9 +1,9 @@
-package io.rdmaverbs.spring.boot.autoconfigure.resources;
+package io.rdmaverbs.spring.boot.resources;
 
 import java.util.Map;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.CheckedDeclarations.Declaration;
+import io.rdmaverbs.spring.boot.resources.CheckedDeclarations.Declaration;
 import io.rdmaverbs.verbs.ResourceKind;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.resources;
+package io.rdmaverbs.spring.boot.resources;
 
 /**
  * A declaration is incomplete or inconsistent in itself: a required reference is missing, or a setting

@@ -1,11 +1,11 @@
-package io.rdmaverbs.spring.boot.autoconfigure.resources;
+package io.rdmaverbs.spring.boot.resources;
 
 import java.util.ArrayList;
 import java.util.List;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Device;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.DeviceLimitsExceededException.Violation;
+import io.rdmaverbs.spring.boot.resources.DeviceLimitsExceededException.Violation;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.QpType;
 

@@ -1,9 +1,9 @@
-package io.rdmaverbs.spring.boot.autoconfigure.resources;
+package io.rdmaverbs.spring.boot.resources;
 
 import java.util.List;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.CheckedDeclarations.Declaration;
+import io.rdmaverbs.spring.boot.resources.CheckedDeclarations.Declaration;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.DeviceContext;

@@ -1,10 +1,10 @@
-package io.rdmaverbs.spring.boot.autoconfigure.teardown;
+package io.rdmaverbs.spring.boot.teardown;
 
 import java.time.Duration;
 
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
 import io.rdmaverbs.spring.boot.autoconfigure.Traffic;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.UnknownDeviceException;
+import io.rdmaverbs.spring.boot.resources.UnknownDeviceException;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.Lease;
 import io.rdmaverbs.verbs.MemoryRegion;

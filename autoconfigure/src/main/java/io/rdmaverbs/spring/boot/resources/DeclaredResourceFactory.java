@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.resources;
+package io.rdmaverbs.spring.boot.resources;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,8 +11,8 @@ import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Mr;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Qp;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Srq;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Xrcd;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.DeviceLimitsExceededException.Violation;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.CheckedDeclarations.Declaration;
+import io.rdmaverbs.spring.boot.resources.DeviceLimitsExceededException.Violation;
+import io.rdmaverbs.spring.boot.resources.CheckedDeclarations.Declaration;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.DeviceContext;

@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.autoconfigure.teardown;
+package io.rdmaverbs.spring.boot.teardown;
 
 import java.time.Duration;
 import java.util.List;
