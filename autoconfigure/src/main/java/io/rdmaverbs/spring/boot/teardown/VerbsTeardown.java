@@ -44,8 +44,8 @@ import org.springframework.context.SmartLifecycle;
  *
  * <p>Its phase is below the web server's stop ({@link WebServerApplicationContext#START_STOP_LIFECYCLE_PHASE}),
  * so it runs only once the server takes no more requests and, with {@code server.shutdown=graceful}, after
- * the requests in flight were drained; with {@code server.shutdown=immediate} the server's stop still
- * lets the request threads it runs finish. It stops asynchronously, so the application context waits for
+ * the requests in flight were drained; with {@code server.shutdown=immediate} the server's stop ends its
+ * request threads (interrupting them) before this phase begins. It stops asynchronously, so the context waits for
  * it at most {@code spring.lifecycle.timeout-per-shutdown-phase}; the graceful phase ends in time for
  * the policy's final close to fit in that bound.
  *
