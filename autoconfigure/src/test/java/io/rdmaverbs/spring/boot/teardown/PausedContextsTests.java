@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.SimulatedProfile;
+import io.rdmaverbs.spring.boot.autoconfigure.events.AsyncEventReaders;
 import io.rdmaverbs.spring.boot.autoconfigure.test.SimulatedVerbs;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.DeviceContext;
@@ -35,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Spring Framework 7's test context cache pauses a cached context when the suite switches to another
  * one ({@code SmartLifecycle.isPauseable()}) and restarts it when a later class uses it again. A pause
  * is no shutdown: the declared resources of a paused context must be open and carry traffic after the
- * switch back. Three device settings, visited in the order rxe, mlx5, two devices, rxe, mlx5.
+ * switch back, and what did pause (the async-event readers) must run again. Three device settings, visited in the order rxe, mlx5, two devices, rxe, mlx5.
  */
 @TestClassOrder(ClassOrderer.OrderAnnotation.class)
 class PausedContextsTests {
@@ -98,6 +99,8 @@ class PausedContextsTests {
             assertThat(a.isOpen()).as("qp 'a'").isTrue();
             assertThat(b.isOpen()).as("qp 'b'").isTrue();
             assertThat(context.getBean(VerbsTeardown.class).report()).as("teardown report").isEmpty();
+            assertThat(context.getBean(AsyncEventReaders.class).activeReaders())
+                    .as("async-event readers, paused with the context and started again").isPositive();
             if (a.state() == QpState.RESET) {
                 connect(context.getBean("main", DeviceContext.class), a, b);
             }

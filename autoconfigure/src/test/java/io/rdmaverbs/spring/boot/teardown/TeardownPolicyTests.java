@@ -17,6 +17,8 @@ import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,6 +61,30 @@ class TeardownPolicyTests {
                     assertThat(verbs.resources()).extracting(VerbsResource::name).containsExactly("main", "pd0", "buf");
                     lease.close();
                     verbs.close();
+                });
+    }
+
+    @Test
+    void theShutdownPhaseTimeoutBoundsTheTeardownWhenItIsShorterThanTheTeardownTimeout() {
+        Contexts.simulated()
+                .withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+                .withPropertyValues(Contexts.FULL)
+                .withPropertyValues("rdma.verbs.teardown.timeout=30s", "rdma.verbs.teardown.policy=cascade",
+                        "spring.lifecycle.timeout-per-shutdown-phase=1s")
+                .run(context -> {
+                    Verbs verbs = context.getBean(Verbs.class);
+                    VerbsTeardown teardown = context.getBean(VerbsTeardown.class);
+                    Lease lease = context.getBean("buf", MemoryRegion.class).lease("never-released");
+
+                    Duration took = close(context);
+
+                    assertThat(took).as("the close, bounded by the phase's 1 s, not the teardown's 30 s")
+                            .isLessThan(Duration.ofSeconds(1).plus(MARGIN));
+                    TeardownReport report = teardown.report().orElseThrow();
+                    assertThat(report.drained()).isFalse();
+                    assertThat(report.isComplete()).as("the cascade's final close fit in the phase").isTrue();
+                    assertThat(lease.isRevoked()).isTrue();
+                    assertThat(verbs.resources()).isEmpty();
                 });
     }
 
