@@ -3,6 +3,7 @@ package io.rdmaverbs.spring.boot.autoconfigure;
 import java.nio.file.Path;
 import java.time.Duration;
 
+import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.rdmaverbs.spring.boot.resources.DeclaredResourceFactory;
 import io.rdmaverbs.spring.boot.resources.DeclaredResourcesRegistrar;
@@ -81,8 +82,13 @@ public final class VerbsAutoConfiguration {
     @ConditionalOnMissingBean
     VerbsTeardown rdmaVerbsTeardown(Verbs verbs, VerbsProperties properties, RetryRegistry retries,
             ObjectProvider<LifecycleProperties> lifecycle) {
+        VerbsProperties.Teardown settings = properties.teardown();
+        VerbsProperties.Retry retry = settings.retry();
+        IntervalFunction backoff = IntervalFunction.ofExponentialBackoff(retry.initialBackoff(), retry.multiplier(),
+                retry.maxBackoff());
         Duration phaseTimeout = lifecycle.getIfAvailable(LifecycleProperties::new).getTimeoutPerShutdownPhase();
-        return new VerbsTeardown(verbs, properties.teardown(), retries, phaseTimeout);
+        return new VerbsTeardown(verbs, settings.policy(), settings.timeout(),
+                new VerbsTeardown.Retry(retry.maxAttempts(), backoff), retries, phaseTimeout);
     }
 
     /**

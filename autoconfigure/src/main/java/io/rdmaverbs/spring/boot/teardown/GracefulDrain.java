@@ -9,7 +9,6 @@ import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.retry.RetryRegistry;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CloseRefusedException;
 import io.rdmaverbs.verbs.CloseReport;
@@ -33,9 +32,8 @@ final class GracefulDrain {
     /** The deadline of the drain in progress; the retry's wait and its decision to go on both read it. */
     private volatile long deadlineNanos;
 
-    GracefulDrain(RetryRegistry registry, VerbsProperties.Retry settings) {
-        IntervalFunction backoff = IntervalFunction.ofExponentialBackoff(settings.initialBackoff(),
-                settings.multiplier(), settings.maxBackoff());
+    GracefulDrain(RetryRegistry registry, VerbsTeardown.Retry settings) {
+        IntervalFunction backoff = settings.backoff();
         RetryConfig config = RetryConfig.custom()
                 .maxAttempts(settings.maxAttempts())
                 .intervalBiFunction((attempt, outcome) -> Math.min(backoff.apply(attempt), remainingMillis()))

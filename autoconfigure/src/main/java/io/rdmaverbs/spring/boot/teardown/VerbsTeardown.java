@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.RetryRegistry;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
 import io.rdmaverbs.spring.boot.autoconfigure.descriptor.StuckReferenceDescriptor;
 import io.rdmaverbs.verbs.ClosePlan;
 import io.rdmaverbs.verbs.ClosePolicy;
@@ -72,15 +72,29 @@ public final class VerbsTeardown implements SmartLifecycle {
     private volatile @Nullable TeardownReport report;
 
     /**
+     * How the graceful phase retries a refused strict close.
+     *
+     * @param maxAttempts the most strict close attempts
+     * @param backoff the wait after each refused attempt (cut to the time left before the timeout)
+     */
+    public record Retry(int maxAttempts, IntervalFunction backoff) {
+    }
+
+    /**
+     * @param policy what to do with what is still held once the graceful phase is over
+     * @param timeout how long the graceful phase may last
+     * @param retry how it retries
+     * @param retries where its Resilience4j retry is registered, for metrics
      * @param phaseTimeout how long the context waits for a lifecycle phase to stop
      *     ({@code spring.lifecycle.timeout-per-shutdown-phase})
      */
-    public VerbsTeardown(Verbs verbs, VerbsProperties.Teardown settings, RetryRegistry retries, Duration phaseTimeout) {
+    public VerbsTeardown(Verbs verbs, TeardownPolicy policy, Duration timeout, Retry retry, RetryRegistry retries,
+            Duration phaseTimeout) {
         this.verbs = verbs;
-        this.policy = settings.policy();
+        this.policy = policy;
         Duration share = Duration.ofNanos((long) (phaseTimeout.toNanos() * GRACEFUL_SHARE));
-        this.timeout = settings.timeout().compareTo(share) <= 0 ? settings.timeout() : share;
-        this.drain = new GracefulDrain(retries, settings.retry());
+        this.timeout = timeout.compareTo(share) <= 0 ? timeout : share;
+        this.drain = new GracefulDrain(retries, retry);
     }
 
     public TeardownPolicy policy() {
