@@ -5,8 +5,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
 import io.rdmaverbs.benchmarks.scale.Population;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownReport;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
+import io.rdmaverbs.spring.boot.teardown.TeardownReport;
+import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Verbs;
 

@@ -1,7 +1,5 @@
 package io.rdmaverbs.verbs.attr;
 
-import io.rdmaverbs.verbs.attr.WcOpcode;
-import io.rdmaverbs.verbs.attr.WcStatus;
 
 /**
  * A reusable array of work completions ({@code struct ibv_wc[capacity]}) that

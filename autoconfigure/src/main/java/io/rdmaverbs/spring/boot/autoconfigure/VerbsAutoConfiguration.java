@@ -1,12 +1,14 @@
 package io.rdmaverbs.spring.boot.autoconfigure;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
-import io.rdmaverbs.spring.boot.autoconfigure.resources.DeclaredResources;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.DeclaredResourcesRegistrar;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.DeclaredResourceRelease;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownPolicy;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
+import io.github.resilience4j.core.IntervalFunction;
+import io.rdmaverbs.spring.boot.resources.DeclaredResourceFactory;
+import io.rdmaverbs.spring.boot.resources.DeclaredResourcesRegistrar;
+import io.rdmaverbs.spring.boot.teardown.DeclaredResourceRelease;
+import io.rdmaverbs.spring.boot.teardown.TeardownPolicy;
+import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.spring.boot.resilience.TeardownRetries;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsListener;
@@ -15,16 +17,17 @@ import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.context.LifecycleProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 
 /**
@@ -35,6 +38,7 @@ import org.springframework.core.env.Environment;
 @ConditionalOnClass(Verbs.class)
 @EnableConfigurationProperties(VerbsProperties.class)
 @Import(DeclaredResourcesRegistrar.class)
+@ImportRuntimeHints(VerbsRuntimeHints.class)
 public final class VerbsAutoConfiguration {
 
     @Bean
@@ -61,10 +65,11 @@ public final class VerbsAutoConfiguration {
         return Verbs.using(provider);
     }
 
-    @Bean
-    @ConditionalOnMissingBean
-    DeclaredResources rdmaVerbsDeclaredResources(Verbs verbs, VerbsProperties properties) {
-        return new DeclaredResources(verbs, properties);
+    /** The factory bean of every declared resource's definition, by that name. */
+    @Bean(DeclaredResourceFactory.BEAN_NAME)
+    DeclaredResourceFactory rdmaVerbsDeclaredResources(Verbs verbs, VerbsProperties properties,
+            ListableBeanFactory beanFactory) {
+        return new DeclaredResourceFactory(verbs, properties, beanFactory);
     }
 
     @Bean
@@ -75,38 +80,37 @@ public final class VerbsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    VerbsTeardown rdmaVerbsTeardown(Verbs verbs, VerbsProperties properties, TeardownRetries retries) {
-        return new VerbsTeardown(verbs, properties.teardown(), retries.registry());
+    VerbsTeardown rdmaVerbsTeardown(Verbs verbs, VerbsProperties properties, TeardownRetries retries,
+            ObjectProvider<LifecycleProperties> lifecycle) {
+        VerbsProperties.Teardown settings = properties.teardown();
+        VerbsProperties.Retry retry = settings.retry();
+        IntervalFunction backoff = IntervalFunction.ofExponentialBackoff(retry.initialBackoff(), retry.multiplier(),
+                retry.maxBackoff());
+        Duration phaseTimeout = lifecycle.getIfAvailable(LifecycleProperties::new).getTimeoutPerShutdownPhase();
+        return new VerbsTeardown(verbs, settings.policy(), settings.timeout(),
+                new VerbsTeardown.Retry(retry.maxAttempts(), backoff), retries.registry(), phaseTimeout);
     }
 
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnProperty(prefix = VerbsProperties.PREFIX, name = "provider", havingValue = "native",
-            matchIfMissing = true)
-    static class NativeProviderConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        VerbsProvider rdmaVerbsProvider(VerbsProperties properties) {
-            Path library = properties.nativeProvider().libraryPath();
-            return library == null ? NativeVerbsProvider.load() : NativeVerbsProvider.load(library);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnProperty(prefix = VerbsProperties.PREFIX, name = "provider", havingValue = "simulated")
-    static class SimulatedProviderConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        VerbsProvider rdmaVerbsProvider(VerbsProperties properties) {
-            DeviceProfile[] profiles = properties.simulated().devices().entrySet().stream()
+    /**
+     * The provider {@code rdma.verbs.provider} names, chosen when the context starts rather than by a
+     * condition: an application processed ahead of time still takes the provider of the environment it
+     * runs in.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    VerbsProvider rdmaVerbsProvider(VerbsProperties properties) {
+        return switch (properties.provider()) {
+            case NATIVE -> {
+                Path library = properties.nativeProvider().libraryPath();
+                yield library == null ? NativeVerbsProvider.load() : NativeVerbsProvider.load(library);
+            }
+            case SIMULATED -> SimulatedProvider.of(properties.simulated().devices().entrySet().stream()
                     .map(e -> switch (e.getValue().profile()) {
                         case RXE -> DeviceProfile.rxe(e.getKey());
                         case MLX5 -> DeviceProfile.mlx5(e.getKey());
                         case MLX5_INFINIBAND -> DeviceProfile.mlx5Infiniband(e.getKey());
                     })
-                    .toArray(DeviceProfile[]::new);
-            return SimulatedProvider.of(profiles);
-        }
+                    .toArray(DeviceProfile[]::new));
+        };
     }
 }

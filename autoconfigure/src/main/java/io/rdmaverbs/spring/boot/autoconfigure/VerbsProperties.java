@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownPolicy;
+import io.rdmaverbs.spring.boot.teardown.TeardownPolicy;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.QpType;
 

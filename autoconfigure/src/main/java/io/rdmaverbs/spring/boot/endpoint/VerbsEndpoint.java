@@ -8,7 +8,7 @@ import io.rdmaverbs.spring.boot.descriptor.ClosePlanDescriptor;
 import io.rdmaverbs.spring.boot.descriptor.LeaseDescriptor;
 import io.rdmaverbs.spring.boot.descriptor.ResourceNode;
 import io.rdmaverbs.spring.boot.descriptor.StuckReferenceDescriptor;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownPolicy;
+import io.rdmaverbs.spring.boot.teardown.TeardownPolicy;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Lease;
 import io.rdmaverbs.verbs.StuckReference;

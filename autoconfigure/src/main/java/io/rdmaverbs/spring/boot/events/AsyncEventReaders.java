@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
+import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.ResourceClosedException;

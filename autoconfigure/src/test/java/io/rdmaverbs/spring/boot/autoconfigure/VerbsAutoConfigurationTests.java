@@ -21,9 +21,9 @@ import io.rdmaverbs.spring.boot.metrics.VerbsEventMetrics;
 import io.rdmaverbs.spring.boot.metrics.VerbsMetrics;
 import io.rdmaverbs.spring.boot.resilience.DeviceCircuitBreakers;
 import io.rdmaverbs.spring.boot.resilience.TeardownRetries;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.DeclaredResources;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownPolicy;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
+import io.rdmaverbs.spring.boot.resources.DeclaredResourceFactory;
+import io.rdmaverbs.spring.boot.teardown.TeardownPolicy;
+import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
@@ -49,7 +49,7 @@ class VerbsAutoConfigurationTests {
         Contexts.simulated().withPropertyValues("management.endpoints.web.exposure.include=verbs")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
             assertThat(context).hasSingleBean(Verbs.class)
-                    .hasSingleBean(DeclaredResources.class)
+                    .hasSingleBean(DeclaredResourceFactory.class)
                     .hasSingleBean(VerbsTeardown.class)
                     .hasSingleBean(TeardownRetries.class)
                     .hasSingleBean(VerbsInfoContributor.class)

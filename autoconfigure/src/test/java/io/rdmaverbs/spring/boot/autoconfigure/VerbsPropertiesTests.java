@@ -8,7 +8,7 @@ import java.util.Map;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Device;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Qp;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.TeardownPolicy;
+import io.rdmaverbs.spring.boot.teardown.TeardownPolicy;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.QpType;
 import org.junit.jupiter.api.Test;

@@ -8,7 +8,10 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException.Reason;
@@ -29,6 +32,12 @@ final class Downcalls {
      */
     static final Linker.Option CRITICAL = Linker.Option.critical(false);
 
+    /**
+     * Every descriptor and option set linked so far, whether or not its symbol was found: what a native
+     * image must know ahead of time (the {@code foreign} section of {@code reachability-metadata.json}).
+     */
+    private static final Set<Linkage> LINKED = ConcurrentHashMap.newKeySet();
+
     private static final MethodHandle MISSING;
 
     static {
@@ -44,11 +53,30 @@ final class Downcalls {
     }
 
     /**
+     * One shape of downcall: a descriptor and the options it is linked with.
+     *
+     * @param descriptor the native signature
+     * @param options the linker options, in the order given
+     */
+    record Linkage(FunctionDescriptor descriptor, List<Linker.Option> options) {
+
+        Linkage {
+            options = List.copyOf(options);
+        }
+    }
+
+    /** The downcall shapes linked so far, by the holder classes initialised so far. */
+    static Set<Linkage> linked() {
+        return Set.copyOf(LINKED);
+    }
+
+    /**
      * A downcall handle for {@code name}; when the library lacks it, a handle of the same type that
      * throws {@link Reason#SYMBOL_MISSING} when called, so that a missing symbol fails only its verb.
      */
     static MethodHandle symbol(@Nullable SymbolLookup lookup, String library, String name,
             FunctionDescriptor descriptor, Linker.Option... options) {
+        LINKED.add(new Linkage(descriptor, Arrays.asList(options)));
         Optional<MemorySegment> address = lookup == null ? Optional.empty() : lookup.find(name);
         if (address.isEmpty()) {
             String where = lookup == null ? library + " is not loaded" : library + " has no symbol " + name;
@@ -62,6 +90,7 @@ final class Downcalls {
      * one per op, created once, never per call.
      */
     static MethodHandle pointer(FunctionDescriptor descriptor, Linker.Option... options) {
+        LINKED.add(new Linkage(descriptor, Arrays.asList(options)));
         return LINKER.downcallHandle(descriptor, options);
     }
 

@@ -1,6 +1,6 @@
 package io.rdmaverbs.spring.boot.autoconfigure.diagnostics;
 
-import io.rdmaverbs.spring.boot.autoconfigure.resources.CyclicReferenceException;
+import io.rdmaverbs.spring.boot.resources.CyclicReferenceException;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

@@ -1,8 +1,8 @@
 package io.rdmaverbs.spring.boot.autoconfigure.diagnostics;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.DanglingReferenceException;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.ResourceDeclarations;
+import io.rdmaverbs.spring.boot.resources.DanglingReferenceException;
+import io.rdmaverbs.spring.boot.resources.CheckedDeclarations;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -12,17 +12,17 @@ final class DanglingReferenceFailureAnalyzer extends AbstractFailureAnalyzer<Dan
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, DanglingReferenceException cause) {
-        String kind = ResourceDeclarations.label(cause.expected());
+        String kind = CheckedDeclarations.label(cause.expected());
         String description = cause.getMessage() + ".";
         String declareIt = "declare a " + kind + " named '" + cause.name() + "' under "
-                + VerbsProperties.devicePath(cause.deviceKey()) + "." + ResourceDeclarations.group(cause.expected());
+                + VerbsProperties.devicePath(cause.deviceKey()) + "." + CheckedDeclarations.group(cause.expected());
         String change = "Change " + cause.property() + " to one of " + String.join(", ", cause.candidates());
         String action;
         if (cause.actual() != null) {
             // The name is taken by a resource of another kind: declaring it again would clash.
             action = cause.candidates().isEmpty()
                     ? "Declare a " + kind + " under " + VerbsProperties.devicePath(cause.deviceKey()) + "."
-                            + ResourceDeclarations.group(cause.expected()) + " and point " + cause.property()
+                            + CheckedDeclarations.group(cause.expected()) + " and point " + cause.property()
                             + " at it."
                     : change + ".";
         } else {

@@ -2,7 +2,7 @@ package io.rdmaverbs.spring.boot.autoconfigure.diagnostics;
 
 import java.util.stream.Collectors;
 
-import io.rdmaverbs.spring.boot.autoconfigure.resources.DeviceLimitsExceededException;
+import io.rdmaverbs.spring.boot.resources.DeviceLimitsExceededException;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

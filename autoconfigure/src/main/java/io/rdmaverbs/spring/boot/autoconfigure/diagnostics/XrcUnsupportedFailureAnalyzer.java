@@ -1,7 +1,7 @@
 package io.rdmaverbs.spring.boot.autoconfigure.diagnostics;
 
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.resources.XrcUnsupportedException;
+import io.rdmaverbs.spring.boot.resources.XrcUnsupportedException;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

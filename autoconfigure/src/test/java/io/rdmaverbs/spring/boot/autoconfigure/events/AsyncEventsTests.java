@@ -9,7 +9,7 @@ import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
 import io.rdmaverbs.spring.boot.events.AsyncEventReaders;
 import io.rdmaverbs.spring.boot.events.VerbsAsyncEvent;
 import io.rdmaverbs.spring.boot.resilience.DeviceCircuitBreakers;
-import io.rdmaverbs.spring.boot.autoconfigure.teardown.VerbsTeardown;
+import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.AsyncEventType;
