@@ -17,7 +17,7 @@ import io.rdmaverbs.verbs.provider.CqHandle;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A completion channel ({@code struct ibv_comp_channel}, seed 001): a file descriptor through which
+ * A completion channel ({@code struct ibv_comp_channel}, {@code ibv_create_comp_channel(3)}): a file descriptor through which
  * completion events of its CQs arrive. {@code ibv_destroy_comp_channel} fails with {@code EBUSY}
  * while any CQ is still associated with it.
  *

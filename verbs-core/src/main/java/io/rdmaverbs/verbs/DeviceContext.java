@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * An open device ({@code struct ibv_context}): the parent of every other resource. Its release,
- * {@code ibv_close_device}, does not release what was created under it (seed 001), so the graph
+ * {@code ibv_close_device}, does not release what was created under it ({@code ibv_close_device(3)}), so the graph
  * refuses a strict close while anything is open.
  */
 public final class DeviceContext extends VerbsResource {

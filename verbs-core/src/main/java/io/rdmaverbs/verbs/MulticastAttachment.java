@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A UD QP's membership of a multicast group ({@code ibv_attach_mcast}). Closing it detaches
- * ({@code ibv_detach_mcast}); while it lives, {@code ibv_destroy_qp} fails with {@code EBUSY} (seed 000).
+ * ({@code ibv_detach_mcast}); while it lives, {@code ibv_destroy_qp} fails with {@code EBUSY} ({@code ibv_attach_mcast(3)}, {@code ibv_destroy_qp(3)}).
  */
 public final class MulticastAttachment extends VerbsResource {
 

@@ -26,7 +26,7 @@ import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A queue pair ({@code struct ibv_qp}, seed 000). {@code ibv_destroy_qp} fails with {@code EBUSY}
+ * A queue pair ({@code struct ibv_qp}, {@code ibv_create_qp_ex(3)}). {@code ibv_destroy_qp} fails with {@code EBUSY}
  * while the QP is attached to a multicast group; an XRC receive QP's destroy only unregisters this
  * process (the QP lives until its last registration goes).
  */

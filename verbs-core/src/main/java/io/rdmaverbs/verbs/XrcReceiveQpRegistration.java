@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * This process's registration with an XRC receive QP of an {@link XrcDomain} ({@code ibv_open_qp};
- * seed 004's {@code ibv_reg_xrc_rcv_qp}). While it lives, the domain cannot be closed. Closing it
+ * the legacy {@code ibv_reg_xrc_rcv_qp(3)}). While it lives, the domain cannot be closed. Closing it
  * ({@code ibv_destroy_qp} on the opened handle) unregisters; the QP goes when its last registration does.
  */
 public final class XrcReceiveQpRegistration extends VerbsResource {

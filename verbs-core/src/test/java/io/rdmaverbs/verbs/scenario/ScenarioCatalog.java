@@ -11,7 +11,7 @@ public final class ScenarioCatalog {
 
     public static List<Scenario> all() {
         List<Scenario> all = new ArrayList<>();
-        all.addAll(SeedRuleScenarios.all());
+        all.addAll(ReleaseRuleScenarios.all());
         all.addAll(LifetimeScenarios.all());
         all.addAll(TrafficScenarios.all());
         all.addAll(XrcScenarios.all());

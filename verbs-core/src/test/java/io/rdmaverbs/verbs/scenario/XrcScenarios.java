@@ -37,7 +37,7 @@ import static io.rdmaverbs.verbs.scenario.Fixtures.REMOTE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * XRC domains (seed 000) and receive-QP registrations (seed 004). On a device without XRC (soft-RoCE)
+ * XRC domains ({@code ibv_open_xrcd(3)}) and receive-QP registrations ({@code ibv_open_qp(3)}, successor of {@code ibv_reg_xrc_rcv_qp(3)}). On a device without XRC (soft-RoCE)
  * each scenario reduces to its first step: {@code ibv_open_xrcd} answers EOPNOTSUPP, turned into a
  * clear "no XRC" error.
  */
@@ -125,7 +125,7 @@ final class XrcScenarios {
         }
         QueuePair target = steps.make("ibv_create_qp_ex XRC_RECV", () -> xrcdA.createReceiveQueuePair("target"));
         int qpNum = target.qpNum();
-        StuckReference s = SeedRuleScenarios.predicted(xrcdA, target);
+        StuckReference s = ReleaseRuleScenarios.predicted(xrcdA, target);
         assertThat(s.cause()).isEqualTo(StuckReference.Cause.XRC_RECEIVE_QP_REGISTRATION);
         steps.fails("ibv_close_xrcd while registered (creator)", Errno.EBUSY, () -> xrcdA.close(ClosePolicy.ATTEMPT));
 
@@ -136,7 +136,7 @@ final class XrcScenarios {
             XrcReceiveQpRegistration reg = steps.make("ibv_open_qp (register)",
                     () -> xrcdB.openReceiveQueuePair(qpNum, "reg"));
             assertThat(reg.qpNum()).isEqualTo(qpNum);
-            SeedRuleScenarios.predicted(xrcdB, reg);
+            ReleaseRuleScenarios.predicted(xrcdB, reg);
             steps.fails("ibv_close_xrcd while registered (opener)", Errno.EBUSY, () -> xrcdB.close(ClosePolicy.ATTEMPT));
 
             steps.ok("ibv_destroy_qp by the creator (unregister)", target::close);
@@ -167,8 +167,8 @@ final class XrcScenarios {
         SharedReceiveQueue srq = steps.make("ibv_create_srq_ex XRC",
                 () -> pd.createSharedReceiveQueue(SharedReceiveQueueSpec.xrc(xrcd, cq, 16), "xsrq"));
         assertThat(srq.srqNum()).isPositive();
-        SeedRuleScenarios.predicted(xrcd, srq);
-        SeedRuleScenarios.predicted(cq, srq);
+        ReleaseRuleScenarios.predicted(xrcd, srq);
+        ReleaseRuleScenarios.predicted(cq, srq);
         steps.fails("ibv_close_xrcd with the SRQ alive", Errno.EBUSY, () -> xrcd.close(ClosePolicy.ATTEMPT));
         steps.fails("ibv_destroy_cq with the XRC SRQ on it", Errno.EBUSY, () -> cq.close(ClosePolicy.ATTEMPT));
         steps.ok("ibv_destroy_srq", srq::close);

@@ -24,31 +24,32 @@ import static io.rdmaverbs.verbs.scenario.Fixtures.LOCAL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The seeds' release rules, each observed for real: the graph reports the stuck reference first, the
- * release verb called anyway ({@link ClosePolicy#ATTEMPT}) fails natively with the errno the graph
+ * The release rules of the man pages ({@code ibv_dealloc_pd(3)}, {@code ibv_destroy_comp_channel(3)},
+ * {@code ibv_destroy_cq(3)}, {@code ibv_destroy_qp(3)}, {@code ibv_destroy_srq(3)}, {@code ibv_close_device(3)}),
+ * each observed for real: the graph reports the stuck reference first, the release verb called anyway ({@link ClosePolicy#ATTEMPT}) fails natively with the errno the graph
  * predicted and leaves the resource open, and once the holder is gone the release succeeds.
  */
-final class SeedRuleScenarios {
+final class ReleaseRuleScenarios {
 
-    private SeedRuleScenarios() {
+    private ReleaseRuleScenarios() {
     }
 
     static List<Scenario> all() {
         return List.of(
                 new Scenario("ibv_dealloc_pd with a live memory region fails with EBUSY, as predicted",
-                        SeedRuleScenarios::deallocPdWithMemoryRegion),
+                        ReleaseRuleScenarios::deallocPdWithMemoryRegion),
                 new Scenario("ibv_dealloc_pd with a live queue pair fails with EBUSY, as predicted",
-                        SeedRuleScenarios::deallocPdWithQueuePair),
+                        ReleaseRuleScenarios::deallocPdWithQueuePair),
                 new Scenario("ibv_destroy_comp_channel with a CQ on it fails with EBUSY, as predicted",
-                        SeedRuleScenarios::destroyChannelWithCq),
+                        ReleaseRuleScenarios::destroyChannelWithCq),
                 new Scenario("ibv_destroy_cq with a queue pair on it fails with EBUSY, as predicted",
-                        SeedRuleScenarios::destroyCqWithQueuePair),
+                        ReleaseRuleScenarios::destroyCqWithQueuePair),
                 new Scenario("ibv_destroy_qp while attached to a multicast group fails with EBUSY, as predicted",
-                        SeedRuleScenarios::destroyQpAttachedToMulticast),
+                        ReleaseRuleScenarios::destroyQpAttachedToMulticast),
                 new Scenario("ibv_destroy_srq with a queue pair on it fails with EBUSY, as predicted",
-                        SeedRuleScenarios::destroySrqWithQueuePair),
+                        ReleaseRuleScenarios::destroySrqWithQueuePair),
                 new Scenario("ibv_close_device with resources open is refused: it would leak them",
-                        SeedRuleScenarios::closeDeviceWithResources));
+                        ReleaseRuleScenarios::closeDeviceWithResources));
     }
 
     /** The stuck reference of {@code resource} caused by {@code blocker}, which must exist. */
