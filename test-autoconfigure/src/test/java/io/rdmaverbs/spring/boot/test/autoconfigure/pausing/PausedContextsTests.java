@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.test.autoconfigure;
+package io.rdmaverbs.spring.boot.test.autoconfigure.pausing;
 
 import java.time.Duration;
 import java.util.EnumSet;
@@ -6,6 +6,7 @@ import java.util.EnumSet;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.SimulatedProfile;
 import io.rdmaverbs.spring.boot.events.AsyncEventReaders;
 import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
+import io.rdmaverbs.spring.boot.test.autoconfigure.SimulatedVerbs;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.MemoryRegion;
