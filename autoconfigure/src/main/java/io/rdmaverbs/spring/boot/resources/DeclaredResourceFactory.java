@@ -11,6 +11,8 @@ import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Mr;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Qp;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Srq;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Xrcd;
+import io.rdmaverbs.spring.boot.observation.LifecycleObserver;
+import io.rdmaverbs.spring.boot.observation.LifecycleStep;
 import io.rdmaverbs.spring.boot.resources.DeviceLimitsExceededException.Violation;
 import io.rdmaverbs.spring.boot.resources.CheckedDeclarations.Declaration;
 import io.rdmaverbs.verbs.CompletionChannel;
@@ -57,13 +59,26 @@ public final class DeclaredResourceFactory {
     private final VerbsProperties properties;
     private final BeanFactory beanFactory;
     private final CheckedDeclarations declarations;
+    private final LifecycleObserver observer;
 
     /**
      * @throws InvalidDeclarationException when the declared keys are not those the bean definitions were
      *     made for (an application processed ahead of time, started with other declarations)
      */
     public DeclaredResourceFactory(Verbs verbs, VerbsProperties properties, ListableBeanFactory beanFactory) {
+        this(verbs, properties, beanFactory, LifecycleObserver.NONE);
+    }
+
+    /**
+     * @param observer observes the opening of each declared device, with its checks, as one {@link
+     *     LifecycleStep#DEVICE_OPEN} step
+     * @throws InvalidDeclarationException when the declared keys are not those the bean definitions were
+     *     made for (an application processed ahead of time, started with other declarations)
+     */
+    public DeclaredResourceFactory(Verbs verbs, VerbsProperties properties, ListableBeanFactory beanFactory,
+            LifecycleObserver observer) {
         this.verbs = verbs;
+        this.observer = observer;
         this.properties = properties;
         this.beanFactory = beanFactory;
         this.declarations = CheckedDeclarations.of(properties);
@@ -149,8 +164,17 @@ public final class DeclaredResourceFactory {
         return created;
     }
 
+    /**
+     * Opens the device and checks it can hold what is declared on it. Selecting the device is not part of
+     * the observed step: a device that is not there was never opened.
+     */
     private DeviceContext openDevice(String key, Device device) {
         DeviceInfo info = select(key, device);
+        return observer.observe(LifecycleStep.deviceOpen(info.name(), verbs.provider().name()),
+                () -> openChecked(key, device, info), ctx -> "success");
+    }
+
+    private DeviceContext openChecked(String key, Device device, DeviceInfo info) {
         DeviceContext ctx = verbs.openDevice(info, key);
         try {
             List<String> needXrc = xrcDeclarations(key, device);
