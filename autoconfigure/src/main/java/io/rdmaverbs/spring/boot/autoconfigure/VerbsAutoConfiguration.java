@@ -70,7 +70,7 @@ public final class VerbsAutoConfiguration {
     @Bean(DeclaredResourceFactory.BEAN_NAME)
     DeclaredResourceFactory rdmaVerbsDeclaredResources(Verbs verbs, VerbsProperties properties,
             ListableBeanFactory beanFactory, ObjectProvider<LifecycleObserver> observer) {
-        return new DeclaredResourceFactory(verbs, properties, beanFactory,
+        return new DeclaredResourceFactory(verbs, properties.devices(), beanFactory,
                 observer.getIfAvailable(() -> LifecycleObserver.NONE));
     }
 

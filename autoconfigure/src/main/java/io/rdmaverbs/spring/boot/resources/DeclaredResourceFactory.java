@@ -2,15 +2,15 @@ package io.rdmaverbs.spring.boot.resources;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Cq;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Device;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Mr;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Qp;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Srq;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Xrcd;
+import io.rdmaverbs.spring.boot.resources.Declarations.Cq;
+import io.rdmaverbs.spring.boot.resources.Declarations.Device;
+import io.rdmaverbs.spring.boot.resources.Declarations.Mr;
+import io.rdmaverbs.spring.boot.resources.Declarations.Qp;
+import io.rdmaverbs.spring.boot.resources.Declarations.Srq;
+import io.rdmaverbs.spring.boot.resources.Declarations.Xrcd;
 import io.rdmaverbs.spring.boot.observation.LifecycleObserver;
 import io.rdmaverbs.spring.boot.observation.LifecycleStep;
 import io.rdmaverbs.spring.boot.resources.DeviceLimitsExceededException.Violation;
@@ -56,7 +56,7 @@ public final class DeclaredResourceFactory {
     public static final String BEAN_NAME = "rdmaVerbsDeclaredResources";
 
     private final Verbs verbs;
-    private final VerbsProperties properties;
+    private final Map<String, Device> devices;
     private final BeanFactory beanFactory;
     private final CheckedDeclarations declarations;
     private final LifecycleObserver observer;
@@ -65,8 +65,8 @@ public final class DeclaredResourceFactory {
      * @throws InvalidDeclarationException when the declared keys are not those the bean definitions were
      *     made for (an application processed ahead of time, started with other declarations)
      */
-    public DeclaredResourceFactory(Verbs verbs, VerbsProperties properties, ListableBeanFactory beanFactory) {
-        this(verbs, properties, beanFactory, LifecycleObserver.NONE);
+    public DeclaredResourceFactory(Verbs verbs, Map<String, Device> devices, ListableBeanFactory beanFactory) {
+        this(verbs, devices, beanFactory, LifecycleObserver.NONE);
     }
 
     /**
@@ -75,13 +75,13 @@ public final class DeclaredResourceFactory {
      * @throws InvalidDeclarationException when the declared keys are not those the bean definitions were
      *     made for (an application processed ahead of time, started with other declarations)
      */
-    public DeclaredResourceFactory(Verbs verbs, VerbsProperties properties, ListableBeanFactory beanFactory,
+    public DeclaredResourceFactory(Verbs verbs, Map<String, Device> devices, ListableBeanFactory beanFactory,
             LifecycleObserver observer) {
         this.verbs = verbs;
         this.observer = observer;
-        this.properties = properties;
+        this.devices = devices;
         this.beanFactory = beanFactory;
-        this.declarations = CheckedDeclarations.of(properties);
+        this.declarations = CheckedDeclarations.of(devices);
         List<String> undefined = declarations.inCreationOrder().stream()
                 .filter(d -> !beanFactory.containsBeanDefinition(d.key())
                         || !beanFactory.isTypeMatch(d.key(), DeclaredResourcesRegistrar.type(d.kind())))
@@ -103,7 +103,7 @@ public final class DeclaredResourceFactory {
      */
     public VerbsResource create(String key) {
         Declaration declaration = declarations.find(key).orElseThrow(() -> new InvalidDeclarationException(
-                VerbsProperties.PREFIX + ".devices", "'" + key + "' was declared when the application was "
+                Declarations.DEVICES, "'" + key + "' was declared when the application was "
                         + "processed ahead of time and has a bean, but is not declared now", "Declare '" + key
                         + "' again, or run the ahead-of-time processing again without it"));
         return create(declaration, name -> beanFactory.getBean(name, VerbsResource.class));
@@ -194,7 +194,7 @@ public final class DeclaredResourceFactory {
     }
 
     private DeviceInfo select(String key, Device device) {
-        String path = VerbsProperties.devicePath(key);
+        String path = Declarations.devicePath(key);
         // With neither a name nor a GUID, the key is the device name: devices.rxe0.protection-domains=...
         String name = device.name() != null ? device.name() : device.guid() == null ? key : null;
         Long guid = device.guid() == null ? null : DeviceInfo.parseGuid(device.guid());
@@ -210,7 +210,7 @@ public final class DeclaredResourceFactory {
     }
 
     private static List<String> xrcDeclarations(String key, Device device) {
-        String path = VerbsProperties.devicePath(key);
+        String path = Declarations.devicePath(key);
         List<String> out = new ArrayList<>();
         device.xrcDomains().keySet().forEach(k -> out.add(path + ".xrc-domains." + k));
         device.sharedReceiveQueues().forEach((k, srq) -> {
@@ -252,9 +252,9 @@ public final class DeclaredResourceFactory {
     }
 
     private Device device(String key) {
-        Device device = properties.devices().get(key);
+        Device device = devices.get(key);
         if (device == null) {
-            throw new IllegalStateException("no device '" + key + "' under " + VerbsProperties.PREFIX + ".devices");
+            throw new IllegalStateException("no device '" + key + "' under " + Declarations.DEVICES);
         }
         return device;
     }
