@@ -5,9 +5,9 @@ import java.util.function.Supplier;
 
 /**
  * Observes a lifecycle step of the resource graph (a device open, the teardown) while it runs. The hook
- * the library types call; {@link #NONE} unless Micrometer's Observation API is configured.
+ * the library types call; {@link #NONE} unless Micrometer's Observation API is configured. Not a functional
+ * interface: its method is generic, so an implementation is a class.
  */
-@FunctionalInterface
 public interface LifecycleObserver {
 
     /** Runs every step unobserved. */

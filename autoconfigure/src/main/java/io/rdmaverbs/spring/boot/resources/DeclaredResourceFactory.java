@@ -5,14 +5,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.rdmaverbs.spring.boot.observation.LifecycleObserver;
+import io.rdmaverbs.spring.boot.observation.LifecycleStep;
 import io.rdmaverbs.spring.boot.resources.Declarations.Cq;
 import io.rdmaverbs.spring.boot.resources.Declarations.Device;
 import io.rdmaverbs.spring.boot.resources.Declarations.Mr;
 import io.rdmaverbs.spring.boot.resources.Declarations.Qp;
 import io.rdmaverbs.spring.boot.resources.Declarations.Srq;
 import io.rdmaverbs.spring.boot.resources.Declarations.Xrcd;
-import io.rdmaverbs.spring.boot.observation.LifecycleObserver;
-import io.rdmaverbs.spring.boot.observation.LifecycleStep;
 import io.rdmaverbs.spring.boot.resources.DeviceLimitsExceededException.Violation;
 import io.rdmaverbs.spring.boot.resources.CheckedDeclarations.Declaration;
 import io.rdmaverbs.verbs.CompletionChannel;
@@ -78,10 +78,10 @@ public final class DeclaredResourceFactory {
     public DeclaredResourceFactory(Verbs verbs, Map<String, Device> devices, ListableBeanFactory beanFactory,
             LifecycleObserver observer) {
         this.verbs = verbs;
-        this.observer = observer;
         this.devices = devices;
         this.beanFactory = beanFactory;
         this.declarations = CheckedDeclarations.of(devices);
+        this.observer = observer;
         List<String> undefined = declarations.inCreationOrder().stream()
                 .filter(d -> !beanFactory.containsBeanDefinition(d.key())
                         || !beanFactory.isTypeMatch(d.key(), DeclaredResourcesRegistrar.type(d.kind())))

@@ -104,11 +104,11 @@ public final class VerbsTeardown implements SmartLifecycle {
     public VerbsTeardown(Verbs verbs, TeardownPolicy policy, Duration timeout, Retry retry, RetryRegistry retries,
             Duration phaseTimeout, LifecycleObserver observer) {
         this.verbs = verbs;
-        this.observer = observer;
         this.policy = policy;
         Duration share = Duration.ofNanos((long) (phaseTimeout.toNanos() * GRACEFUL_SHARE));
         this.timeout = timeout.compareTo(share) <= 0 ? timeout : share;
         this.drain = new GracefulDrain(retries, retry);
+        this.observer = observer;
     }
 
     public TeardownPolicy policy() {
@@ -197,8 +197,8 @@ public final class VerbsTeardown implements SmartLifecycle {
                 closeWhatCanBeClosed(closed, reasons);
             }
         }
-        TeardownReport done = new TeardownReport(policy, Duration.ofNanos(System.nanoTime() - start), graceful.attempts(),
-                graceful.drained(), cleared, closed, leftovers(reasons));
+        TeardownReport done = new TeardownReport(policy, Duration.ofNanos(System.nanoTime() - start),
+                graceful.attempts(), graceful.drained(), cleared, closed, leftovers(reasons));
         report = done;
         log(done, waiters);
         return done;
