@@ -1,9 +1,13 @@
 package io.rdmaverbs.spring.boot.autoconfigure.observation;
 
 import io.micrometer.common.KeyValue;
+import io.micrometer.common.KeyValues;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
+import io.rdmaverbs.spring.boot.observation.DefaultLifecycleObservationConvention;
+import io.rdmaverbs.spring.boot.observation.LifecycleObservationContext;
+import io.rdmaverbs.spring.boot.observation.LifecycleObservationConvention;
 import io.rdmaverbs.spring.boot.observation.LifecycleObserver;
 import io.rdmaverbs.spring.boot.resources.DeviceLimitsExceededException;
 import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
@@ -89,6 +93,21 @@ class LifecycleObservationTests {
         assertThat(observations).hasObservationWithNameEqualTo("rdma.verbs.teardown").that()
                 .hasLowCardinalityKeyValue("rdma.teardown.policy", "strict")
                 .hasLowCardinalityKeyValue("outcome", "incomplete");
+    }
+
+    @Test
+    void aConventionBeanOfTheApplicationTagsTheObservations() {
+        LifecycleObservationConvention withSite = new DefaultLifecycleObservationConvention() {
+            @Override
+            public KeyValues getLowCardinalityKeyValues(LifecycleObservationContext context) {
+                return super.getLowCardinalityKeyValues(context).and("site", "rack-7");
+            }
+        };
+        runner.withBean(LifecycleObservationConvention.class, () -> withSite).withPropertyValues(Contexts.FULL)
+                .run(context -> assertThat(observations).hasObservationWithNameEqualTo("rdma.verbs.device.open")
+                        .that().hasLowCardinalityKeyValue("site", "rack-7")
+                        .hasLowCardinalityKeyValue("rdma.device", "rxe0")
+                        .hasLowCardinalityKeyValue("outcome", "success"));
     }
 
     @Test
