@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import io.github.resilience4j.core.IntervalFunction;
+import io.rdmaverbs.spring.boot.observation.LifecycleObserver;
 import io.rdmaverbs.spring.boot.resources.DeclaredResourceFactory;
 import io.rdmaverbs.spring.boot.resources.DeclaredResourcesRegistrar;
 import io.rdmaverbs.spring.boot.teardown.DeclaredResourceRelease;
@@ -68,8 +69,9 @@ public final class VerbsAutoConfiguration {
     /** The factory bean of every declared resource's definition, by that name. */
     @Bean(DeclaredResourceFactory.BEAN_NAME)
     DeclaredResourceFactory rdmaVerbsDeclaredResources(Verbs verbs, VerbsProperties properties,
-            ListableBeanFactory beanFactory) {
-        return new DeclaredResourceFactory(verbs, properties, beanFactory);
+            ListableBeanFactory beanFactory, ObjectProvider<LifecycleObserver> observer) {
+        return new DeclaredResourceFactory(verbs, properties.devices(), beanFactory,
+                observer.getIfAvailable(() -> LifecycleObserver.NONE));
     }
 
     @Bean
@@ -81,14 +83,15 @@ public final class VerbsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     VerbsTeardown rdmaVerbsTeardown(Verbs verbs, VerbsProperties properties, TeardownRetries retries,
-            ObjectProvider<LifecycleProperties> lifecycle) {
+            ObjectProvider<LifecycleProperties> lifecycle, ObjectProvider<LifecycleObserver> observer) {
         VerbsProperties.Teardown settings = properties.teardown();
         VerbsProperties.Retry retry = settings.retry();
         IntervalFunction backoff = IntervalFunction.ofExponentialBackoff(retry.initialBackoff(), retry.multiplier(),
                 retry.maxBackoff());
         Duration phaseTimeout = lifecycle.getIfAvailable(LifecycleProperties::new).getTimeoutPerShutdownPhase();
         return new VerbsTeardown(verbs, settings.policy(), settings.timeout(),
-                new VerbsTeardown.Retry(retry.maxAttempts(), backoff), retries.registry(), phaseTimeout);
+                new VerbsTeardown.Retry(retry.maxAttempts(), backoff), retries.registry(), phaseTimeout,
+                observer.getIfAvailable(() -> LifecycleObserver.NONE));
     }
 
     /**

@@ -13,7 +13,8 @@ import org.springframework.boot.actuate.info.InfoContributor;
 
 /**
  * {@code rdmaVerbs} under {@code /actuator/info}: the provider ({@code native} or {@code simulated}),
- * where libibverbs was loaded from (native only), and the devices present ({@code ibv_get_device_list})
+ * where libibverbs was loaded from and its rdma-core release when its file name tells it (native only,
+ * see {@link LibibverbsVersion}), and the devices present ({@code ibv_get_device_list})
  * with their node GUID and type, whether or not a context is open on them.
  */
 public final class VerbsInfoContributor implements InfoContributor {
@@ -31,6 +32,7 @@ public final class VerbsInfoContributor implements InfoContributor {
         if (verbs.provider() instanceof NativeVerbsProvider) {
             // Already loaded: availability() only reports where from.
             info.put("library", NativeVerbsProvider.availability().message());
+            LibibverbsVersion.ofThisProcess().ifPresent(release -> info.put("rdmaCore", release));
         }
         info.put("devices", devices(verbs.devices()));
         builder.withDetail("rdmaVerbs", info);

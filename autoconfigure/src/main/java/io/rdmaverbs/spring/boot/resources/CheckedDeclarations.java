@@ -10,10 +10,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Device;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Qp;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Srq;
+import io.rdmaverbs.spring.boot.resources.Declarations.Device;
+import io.rdmaverbs.spring.boot.resources.Declarations.Qp;
+import io.rdmaverbs.spring.boot.resources.Declarations.Srq;
 import io.rdmaverbs.verbs.ResourceKind;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.QpType;
@@ -73,19 +72,19 @@ public final class CheckedDeclarations {
     }
 
     /**
-     * Checks and orders what {@code properties} declare.
+     * Checks and orders the resources declared on {@code devices}.
      *
      * @throws DuplicateResourceKeyException when a key is used twice
      * @throws InvalidDeclarationException when a declaration is incomplete or inconsistent
      * @throws DanglingReferenceException when a reference does not resolve to a resource of its kind
      * @throws CyclicReferenceException when references form a cycle
      */
-    public static CheckedDeclarations of(VerbsProperties properties) {
-        if (properties.devices().isEmpty()) {
+    public static CheckedDeclarations of(Map<String, Device> devices) {
+        if (devices.isEmpty()) {
             return NONE;
         }
         Builder builder = new Builder();
-        properties.devices().forEach(builder::device);
+        devices.forEach(builder::device);
         return new CheckedDeclarations(builder.check());
     }
 
@@ -142,7 +141,7 @@ public final class CheckedDeclarations {
         private final Map<String, Device> devices = new LinkedHashMap<>();
 
         void device(String deviceKey, Device device) {
-            String path = VerbsProperties.devicePath(deviceKey);
+            String path = Declarations.devicePath(deviceKey);
             devices.put(deviceKey, device);
             if (device.guid() != null && !device.guid().isBlank()) {
                 try {

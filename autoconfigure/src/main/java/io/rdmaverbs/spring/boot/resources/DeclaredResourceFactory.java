@@ -2,15 +2,17 @@ package io.rdmaverbs.spring.boot.resources;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Cq;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Device;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Mr;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Qp;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Srq;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Xrcd;
+import io.rdmaverbs.spring.boot.observation.LifecycleObserver;
+import io.rdmaverbs.spring.boot.observation.LifecycleStep;
+import io.rdmaverbs.spring.boot.resources.Declarations.Cq;
+import io.rdmaverbs.spring.boot.resources.Declarations.Device;
+import io.rdmaverbs.spring.boot.resources.Declarations.Mr;
+import io.rdmaverbs.spring.boot.resources.Declarations.Qp;
+import io.rdmaverbs.spring.boot.resources.Declarations.Srq;
+import io.rdmaverbs.spring.boot.resources.Declarations.Xrcd;
 import io.rdmaverbs.spring.boot.resources.DeviceLimitsExceededException.Violation;
 import io.rdmaverbs.spring.boot.resources.CheckedDeclarations.Declaration;
 import io.rdmaverbs.verbs.CompletionChannel;
@@ -54,19 +56,32 @@ public final class DeclaredResourceFactory {
     public static final String BEAN_NAME = "rdmaVerbsDeclaredResources";
 
     private final Verbs verbs;
-    private final VerbsProperties properties;
+    private final Map<String, Device> devices;
     private final BeanFactory beanFactory;
     private final CheckedDeclarations declarations;
+    private final LifecycleObserver observer;
 
     /**
      * @throws InvalidDeclarationException when the declared keys are not those the bean definitions were
      *     made for (an application processed ahead of time, started with other declarations)
      */
-    public DeclaredResourceFactory(Verbs verbs, VerbsProperties properties, ListableBeanFactory beanFactory) {
+    public DeclaredResourceFactory(Verbs verbs, Map<String, Device> devices, ListableBeanFactory beanFactory) {
+        this(verbs, devices, beanFactory, LifecycleObserver.NONE);
+    }
+
+    /**
+     * @param observer observes the opening of each declared device, with its checks, as one {@link
+     *     LifecycleStep#DEVICE_OPEN} step
+     * @throws InvalidDeclarationException when the declared keys are not those the bean definitions were
+     *     made for (an application processed ahead of time, started with other declarations)
+     */
+    public DeclaredResourceFactory(Verbs verbs, Map<String, Device> devices, ListableBeanFactory beanFactory,
+            LifecycleObserver observer) {
         this.verbs = verbs;
-        this.properties = properties;
+        this.devices = devices;
         this.beanFactory = beanFactory;
-        this.declarations = CheckedDeclarations.of(properties);
+        this.declarations = CheckedDeclarations.of(devices);
+        this.observer = observer;
         List<String> undefined = declarations.inCreationOrder().stream()
                 .filter(d -> !beanFactory.containsBeanDefinition(d.key())
                         || !beanFactory.isTypeMatch(d.key(), DeclaredResourcesRegistrar.type(d.kind())))
@@ -88,7 +103,7 @@ public final class DeclaredResourceFactory {
      */
     public VerbsResource create(String key) {
         Declaration declaration = declarations.find(key).orElseThrow(() -> new InvalidDeclarationException(
-                VerbsProperties.PREFIX + ".devices", "'" + key + "' was declared when the application was "
+                Declarations.DEVICES, "'" + key + "' was declared when the application was "
                         + "processed ahead of time and has a bean, but is not declared now", "Declare '" + key
                         + "' again, or run the ahead-of-time processing again without it"));
         return create(declaration, name -> beanFactory.getBean(name, VerbsResource.class));
@@ -149,8 +164,17 @@ public final class DeclaredResourceFactory {
         return created;
     }
 
+    /**
+     * Opens the device and checks it can hold what is declared on it. Selecting the device is not part of
+     * the observed step: a device that is not there was never opened.
+     */
     private DeviceContext openDevice(String key, Device device) {
         DeviceInfo info = select(key, device);
+        return observer.observe(LifecycleStep.deviceOpen(info.name(), verbs.provider().name()),
+                () -> openChecked(key, device, info), ctx -> "success");
+    }
+
+    private DeviceContext openChecked(String key, Device device, DeviceInfo info) {
         DeviceContext ctx = verbs.openDevice(info, key);
         try {
             List<String> needXrc = xrcDeclarations(key, device);
@@ -170,7 +194,7 @@ public final class DeclaredResourceFactory {
     }
 
     private DeviceInfo select(String key, Device device) {
-        String path = VerbsProperties.devicePath(key);
+        String path = Declarations.devicePath(key);
         // With neither a name nor a GUID, the key is the device name: devices.rxe0.protection-domains=...
         String name = device.name() != null ? device.name() : device.guid() == null ? key : null;
         Long guid = device.guid() == null ? null : DeviceInfo.parseGuid(device.guid());
@@ -186,7 +210,7 @@ public final class DeclaredResourceFactory {
     }
 
     private static List<String> xrcDeclarations(String key, Device device) {
-        String path = VerbsProperties.devicePath(key);
+        String path = Declarations.devicePath(key);
         List<String> out = new ArrayList<>();
         device.xrcDomains().keySet().forEach(k -> out.add(path + ".xrc-domains." + k));
         device.sharedReceiveQueues().forEach((k, srq) -> {
@@ -228,9 +252,9 @@ public final class DeclaredResourceFactory {
     }
 
     private Device device(String key) {
-        Device device = properties.devices().get(key);
+        Device device = devices.get(key);
         if (device == null) {
-            throw new IllegalStateException("no device '" + key + "' under " + VerbsProperties.PREFIX + ".devices");
+            throw new IllegalStateException("no device '" + key + "' under " + Declarations.DEVICES);
         }
         return device;
     }

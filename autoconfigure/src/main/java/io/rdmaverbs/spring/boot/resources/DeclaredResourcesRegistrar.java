@@ -1,9 +1,10 @@
 package io.rdmaverbs.spring.boot.resources;
 
 import java.util.List;
+import java.util.Map;
 
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
 import io.rdmaverbs.spring.boot.resources.CheckedDeclarations.Declaration;
+import io.rdmaverbs.spring.boot.resources.Declarations.Device;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.DeviceContext;
@@ -17,6 +18,7 @@ import io.rdmaverbs.verbs.XrcDomain;
 
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
@@ -46,9 +48,9 @@ public final class DeclaredResourcesRegistrar implements ImportBeanDefinitionReg
 
     @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
-        VerbsProperties properties = Binder.get(environment).bindOrCreate(VerbsProperties.PREFIX,
-                VerbsProperties.class);
-        for (Declaration declaration : CheckedDeclarations.of(properties).inCreationOrder()) {
+        Map<String, Device> devices = Binder.get(environment)
+                .bind(Declarations.DEVICES, Bindable.mapOf(String.class, Device.class)).orElse(Map.of());
+        for (Declaration declaration : CheckedDeclarations.of(devices).inCreationOrder()) {
             if (registry.containsBeanDefinition(declaration.key())) {
                 throw new DuplicateResourceKeyException(declaration.key(), List.of(declaration.property()), true);
             }

@@ -3,8 +3,7 @@ package io.rdmaverbs.spring.boot.resources;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Device;
+import io.rdmaverbs.spring.boot.resources.Declarations.Device;
 import io.rdmaverbs.spring.boot.resources.DeviceLimitsExceededException.Violation;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.QpType;
@@ -19,7 +18,7 @@ final class DeviceLimits {
     }
 
     static List<Violation> violations(String deviceKey, Device device, DeviceAttributes a) {
-        String path = VerbsProperties.devicePath(deviceKey);
+        String path = Declarations.devicePath(deviceKey);
         List<Violation> out = new ArrayList<>();
         atMost(out, path + ".port", device.port(), a.physPortCount(), "phys_port_cnt");
         device.completionQueues().forEach((key, cq) -> {

@@ -2,7 +2,6 @@ package io.rdmaverbs.spring.boot.resources;
 
 import java.util.List;
 
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
 
 /**
  * XRC resources are declared on a device that does not advertise {@code IBV_DEVICE_XRC} (soft-RoCE
@@ -17,7 +16,7 @@ public final class XrcUnsupportedException extends RuntimeException {
 
     XrcUnsupportedException(String deviceKey, String deviceName, List<String> properties,
             List<String> devicesWithXrc) {
-        super("device " + deviceName + " (" + VerbsProperties.devicePath(deviceKey)
+        super("device " + deviceName + " (" + Declarations.devicePath(deviceKey)
                 + ") has no XRC support (IBV_DEVICE_XRC), but XRC resources are declared on it: "
                 + String.join(", ", properties));
         this.deviceKey = deviceKey;

@@ -4,12 +4,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.rdmaverbs.spring.boot.descriptor.StuckReferenceDescriptor;
+import io.rdmaverbs.spring.boot.observation.LifecycleObserver;
+import io.rdmaverbs.spring.boot.observation.LifecycleStep;
 import io.rdmaverbs.verbs.ClosePlan;
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CloseRefusedException;
@@ -66,6 +69,7 @@ public final class VerbsTeardown implements SmartLifecycle {
     private final TeardownPolicy policy;
     private final Duration timeout;
     private final GracefulDrain drain;
+    private final LifecycleObserver observer;
     private volatile boolean running;
     /** Set when the teardown begins: from then on it alone releases resources. */
     private volatile boolean begun;
@@ -90,11 +94,21 @@ public final class VerbsTeardown implements SmartLifecycle {
      */
     public VerbsTeardown(Verbs verbs, TeardownPolicy policy, Duration timeout, Retry retry, RetryRegistry retries,
             Duration phaseTimeout) {
+        this(verbs, policy, timeout, retry, retries, phaseTimeout, LifecycleObserver.NONE);
+    }
+
+    /**
+     * @param observer observes the teardown as one {@link LifecycleStep#TEARDOWN} step
+     * @see #VerbsTeardown(Verbs, TeardownPolicy, Duration, Retry, RetryRegistry, Duration)
+     */
+    public VerbsTeardown(Verbs verbs, TeardownPolicy policy, Duration timeout, Retry retry, RetryRegistry retries,
+            Duration phaseTimeout, LifecycleObserver observer) {
         this.verbs = verbs;
         this.policy = policy;
         Duration share = Duration.ofNanos((long) (phaseTimeout.toNanos() * GRACEFUL_SHARE));
         this.timeout = timeout.compareTo(share) <= 0 ? timeout : share;
         this.drain = new GracefulDrain(retries, retry);
+        this.observer = observer;
     }
 
     public TeardownPolicy policy() {
@@ -159,6 +173,11 @@ public final class VerbsTeardown implements SmartLifecycle {
             return done;
         }
         begun = true;
+        LifecycleStep step = LifecycleStep.teardown(policy.name().toLowerCase(Locale.ROOT), verbs.provider().name());
+        return observer.observe(step, this::releaseGraph, r -> r.isComplete() ? "complete" : "incomplete");
+    }
+
+    private TeardownReport releaseGraph() {
         long start = System.nanoTime();
         int waiters = channelWaiters();
         GracefulDrain.Outcome graceful = verbs.resources().isEmpty()
@@ -178,8 +197,8 @@ public final class VerbsTeardown implements SmartLifecycle {
                 closeWhatCanBeClosed(closed, reasons);
             }
         }
-        done = new TeardownReport(policy, Duration.ofNanos(System.nanoTime() - start), graceful.attempts(),
-                graceful.drained(), cleared, closed, leftovers(reasons));
+        TeardownReport done = new TeardownReport(policy, Duration.ofNanos(System.nanoTime() - start),
+                graceful.attempts(), graceful.drained(), cleared, closed, leftovers(reasons));
         report = done;
         log(done, waiters);
         return done;

@@ -6,8 +6,9 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Device;
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.Qp;
+import io.rdmaverbs.spring.boot.resources.Declarations;
+import io.rdmaverbs.spring.boot.resources.Declarations.Device;
+import io.rdmaverbs.spring.boot.resources.Declarations.Qp;
 import io.rdmaverbs.spring.boot.teardown.TeardownPolicy;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.QpType;
@@ -51,14 +52,14 @@ class VerbsPropertiesTests {
         Device main = p.devices().get("main");
         assertThat(main.name()).isNull();
         assertThat(main.port()).isEqualTo(1);
-        assertThat(main.completionQueues().get("cq0")).isEqualTo(new VerbsProperties.Cq(256, "", 0));
+        assertThat(main.completionQueues().get("cq0")).isEqualTo(new Declarations.Cq(256, "", 0));
         assertThat(main.sharedReceiveQueues().get("srq0"))
-                .isEqualTo(new VerbsProperties.Srq("pd0", 256, 1, 0, null, null));
+                .isEqualTo(new Declarations.Srq("pd0", 256, 1, 0, null, null));
         assertThat(main.queuePairs().get("qp0"))
                 .isEqualTo(new Qp(QpType.RC, "pd0", null, null, null, null, 64, 64, 1, 1, 0, true));
         assertThat(main.memoryRegions().get("mr0").access()).containsExactly(AccessFlag.LOCAL_WRITE);
         assertThat(main.memoryRegions().get("mr0").size()).isEqualTo(DataSize.ofMegabytes(1));
-        assertThat(main.xrcDomains().get("x")).isEqualTo(new VerbsProperties.Xrcd(Path.of("/tmp/x"), true, false));
+        assertThat(main.xrcDomains().get("x")).isEqualTo(new Declarations.Xrcd(Path.of("/tmp/x"), true, false));
         assertThat(main.completionChannels()).isEmpty();
     }
 

@@ -122,6 +122,6 @@ class CheckedDeclarationsTests {
     private static CheckedDeclarations declarations(Map<String, String> properties) {
         VerbsProperties bound = new Binder(new MapConfigurationPropertySource(properties))
                 .bindOrCreate(VerbsProperties.PREFIX, VerbsProperties.class);
-        return CheckedDeclarations.of(bound);
+        return CheckedDeclarations.of(bound.devices());
     }
 }

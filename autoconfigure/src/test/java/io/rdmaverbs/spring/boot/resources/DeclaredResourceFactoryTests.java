@@ -2,7 +2,7 @@ package io.rdmaverbs.spring.boot.resources;
 
 import java.util.Map;
 
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
+import io.rdmaverbs.spring.boot.resources.Declarations.Device;
 import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
@@ -10,6 +10,7 @@ import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.core.type.AnnotationMetadata;
@@ -73,8 +74,8 @@ class DeclaredResourceFactoryTests {
         return beans;
     }
 
-    private static VerbsProperties bound(Map<String, String> properties) {
-        return new Binder(new MapConfigurationPropertySource(properties)).bindOrCreate(VerbsProperties.PREFIX,
-                VerbsProperties.class);
+    private static Map<String, Device> bound(Map<String, String> properties) {
+        return new Binder(new MapConfigurationPropertySource(properties))
+                .bind(Declarations.DEVICES, Bindable.mapOf(String.class, Device.class)).get();
     }
 }

@@ -14,6 +14,7 @@ import io.rdmaverbs.spring.boot.health.VerbsHealthContributor;
 import io.rdmaverbs.spring.boot.leaks.LeakDetector;
 import io.rdmaverbs.spring.boot.leaks.SuspectedLeak;
 import io.rdmaverbs.spring.boot.resilience.DeviceCircuitBreakers;
+import io.rdmaverbs.spring.boot.resources.Declarations;
 import io.rdmaverbs.verbs.AsyncEvent;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Verbs;
@@ -69,7 +70,7 @@ public final class VerbsHealthContributorAutoConfiguration {
     }
 
     private static int portOf(VerbsProperties properties, DeviceContext context) {
-        VerbsProperties.Device declared = properties.devices().get(context.name());
+        Declarations.Device declared = properties.devices().get(context.name());
         return declared == null ? 1 : declared.port();
     }
 }

@@ -16,7 +16,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
+import io.rdmaverbs.spring.boot.resources.Declarations;
 
 import org.junit.jupiter.api.Test;
 
@@ -63,7 +63,7 @@ class ConfigurationReferenceTests {
     void everyKeyOfADeclaredDeviceAndItsResourcesIsDocumented() throws IOException {
         String reference = Files.readString(REFERENCE, StandardCharsets.UTF_8);
         Set<String> keys = new LinkedHashSet<>();
-        collectKeys(VerbsProperties.Device.class, keys);
+        collectKeys(Declarations.Device.class, keys);
         assertThat(keys).as("keys of a device entry").contains("completion-queues", "entries", "comp-vector",
                 "max-send-wr", "access");
         assertThat(keys).allSatisfy(key -> assertThat(reference).as("docs/configuration.md").contains("`" + key + "`"));
