@@ -277,16 +277,18 @@ final class RdmaCm {
         }
     }
 
-    /** librdmacm returns -1 and sets errno; ENODEV without the kernel module gets a hint to load it. */
+    /** librdmacm returns -1 and sets errno; ENODEV without the kernel module says which module to load. */
     static VerbsException failure(String verb, String resource, int errno) {
         Errno e = Errno.of(errno > 0 ? errno : Errno.EIO.number());
-        String message = verb + " failed: " + e;
+        String reason;
         if (e.equals(Errno.ENODEV) && !Files.exists(UCMA_ABI_VERSION)) {
-            message += ": the rdma_ucm kernel module is not loaded (" + UCMA_ABI_VERSION + " is missing), so there is "
-                    + "no /dev/infiniband/rdma_cm; load it with 'modprobe rdma_ucm' on a host with an RDMA device";
+            reason = "the rdma_ucm kernel module is not loaded (" + UCMA_ABI_VERSION + " is missing), so there is no "
+                    + "/dev/infiniband/rdma_cm; load it with 'modprobe rdma_ucm' on a host with an RDMA device";
         } else if (e.equals(Errno.ENODEV)) {
-            message += ": no RDMA device serves this address";
+            reason = "no RDMA device serves this address (rdma_cm(7) maps addresses to devices by their netdev)";
+        } else {
+            reason = "see " + verb + "(3)";
         }
-        return new VerbsException(verb, resource, e, message);
+        return new VerbsException(verb, resource, e, reason);
     }
 }
