@@ -31,7 +31,8 @@ record CmConnParam(byte[] privateData, int responderResources, int initiatorDept
         }
         for (int value : new int[] {responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount}) {
             if (value < 0 || value > 0xFF) {
-                throw new IllegalArgumentException("rdma_conn_param members are uint8_t; " + value + " is out of range");
+                throw new IllegalArgumentException(
+                        "rdma_conn_param members are uint8_t; " + value + " is out of range");
             }
         }
     }

@@ -134,7 +134,8 @@ final class Librdmacm {
         static final MethodHandle HANDLE = symbol("rdma_create_id", DESC);
     }
 
-    static int rdma_create_id(MemorySegment state, MemorySegment channel, MemorySegment idOut, MemorySegment context, int portSpace) {
+    static int rdma_create_id(MemorySegment state, MemorySegment channel, MemorySegment idOut, MemorySegment context,
+            int portSpace) {
         try {
             return (int) rdma_create_id.HANDLE.invokeExact(state, channel, idOut, context, portSpace);
         } catch (Throwable t) {
@@ -175,7 +176,8 @@ final class Librdmacm {
         static final MethodHandle HANDLE = symbol("rdma_resolve_addr", DESC);
     }
 
-    static int rdma_resolve_addr(MemorySegment state, MemorySegment id, MemorySegment srcAddr, MemorySegment dstAddr, int timeoutMillis) {
+    static int rdma_resolve_addr(MemorySegment state, MemorySegment id, MemorySegment srcAddr, MemorySegment dstAddr,
+            int timeoutMillis) {
         try {
             return (int) rdma_resolve_addr.HANDLE.invokeExact(state, id, srcAddr, dstAddr, timeoutMillis);
         } catch (Throwable t) {

@@ -16,6 +16,7 @@ import java.util.Optional;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
+import io.rdmaverbs.verbs.provider.ProviderUnavailableException.Reason;
 
 import org.jspecify.annotations.Nullable;
 
@@ -41,11 +42,17 @@ final class RdmaCm {
      * librdmacm, from the file named by {@value Librdmacm#LIBRARY_PROPERTY} or else the dynamic linker's
      * {@value Librdmacm#LIBRARY_NAME}; opened once per process.
      *
-     * @throws ProviderUnavailableException when it is missing, is not librdmacm, or native access is
-     *         disabled; the verbs binding is unaffected
+     * @throws ProviderUnavailableException when it is missing, is not librdmacm, native access is
+     *         disabled or the platform is not LP64 Linux; the verbs binding is unaffected
      */
     static synchronized RdmaCm load() {
         if (loaded == null) {
+            String unsupported = Platform.unsupportedReason();
+            if (unsupported != null) {
+                // The layouts are those of LP64 Linux on x86_64 and aarch64, as for the verbs.
+                throw new ProviderUnavailableException(Reason.UNSUPPORTED_PLATFORM, unsupported
+                        + ", so librdmacm's structs cannot be laid out here.");
+            }
             String configured = System.getProperty(Librdmacm.LIBRARY_PROPERTY);
             Librdmacm.open(configured == null || configured.isBlank() ? null : Path.of(configured),
                     configured == null ? "the dynamic linker's search path"

@@ -47,8 +47,10 @@ class SockaddrEncodingTest {
 
     @Test
     void anIpv6AddressWithoutScopeIsEncodedAsInetPtonWouldWriteIt() throws IOException {
-        assertThat(javaBytes(new InetSocketAddress(InetAddress.getByName("::1"), 7471))).isEqualTo(cBytes("::1", "7471"));
-        assertThat(javaBytes(new InetSocketAddress(InetAddress.getByName("fd00::2"), 1))).isEqualTo(cBytes("fd00::2", "1"));
+        assertThat(javaBytes(new InetSocketAddress(InetAddress.getByName("::1"), 7471)))
+                .isEqualTo(cBytes("::1", "7471"));
+        assertThat(javaBytes(new InetSocketAddress(InetAddress.getByName("fd00::2"), 1)))
+                .isEqualTo(cBytes("fd00::2", "1"));
     }
 
     @Test
