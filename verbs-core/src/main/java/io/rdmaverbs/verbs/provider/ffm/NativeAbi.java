@@ -49,6 +49,14 @@ final class NativeAbi {
             IbvAsyncEvent.LAYOUT, IbvCompChannel.LAYOUT, IbvCq.LAYOUT, IbvQp.LAYOUT, IbvSrq.LAYOUT, IbvMr.LAYOUT,
             IbvXrcd.LAYOUT, PollFd.LAYOUT);
 
+    /**
+     * The librdmacm structs, checked against {@code <rdma/rdma_cma.h>} by {@code src/test/c/rdmacm_abi.c}
+     * apart from the verbs ones, so that a host without librdmacm-dev still checks the verbs.
+     */
+    static final List<StructLayout> RDMA_CM_STRUCTS = List.of(
+            RdmaEventChannel.LAYOUT, RdmaCmId.ADDR, RdmaCmId.ROUTE, RdmaCmId.LAYOUT, RdmaConnParam.LAYOUT,
+            RdmaUdParam.LAYOUT, RdmaCmEvent.LAYOUT, SockaddrIn.LAYOUT, SockaddrIn6.LAYOUT, SockaddrStorage.LAYOUT);
+
     private NativeAbi() {
     }
 
@@ -66,6 +74,19 @@ final class NativeAbi {
 
     /** The table for {@code structs} instead of {@link #STRUCTS}, with the same constants. */
     static SequencedMap<String, Long> entries(List<StructLayout> structs) {
+        SequencedMap<String, Long> entries = layouts(structs);
+        entries.putAll(constants());
+        return entries;
+    }
+
+    /** The librdmacm table: {@link #RDMA_CM_STRUCTS}, then the constants of {@code <rdma/rdma_cma.h>}. */
+    static SequencedMap<String, Long> rdmaCmEntries() {
+        SequencedMap<String, Long> entries = layouts(RDMA_CM_STRUCTS);
+        entries.putAll(rdmaCmConstants());
+        return entries;
+    }
+
+    private static SequencedMap<String, Long> layouts(List<StructLayout> structs) {
         SequencedMap<String, Long> entries = new LinkedHashMap<>();
         for (StructLayout struct : structs) {
             String name = struct.name().orElseThrow();
@@ -75,7 +96,6 @@ final class NativeAbi {
                 entries.put("sizeof(" + name + "." + m.path() + ")", m.size());
             }
         }
-        entries.putAll(constants());
         return entries;
     }
 
@@ -113,6 +133,23 @@ final class NativeAbi {
 
     private static boolean isCheckedStruct(GroupLayout layout) {
         return STRUCTS.stream().anyMatch(s -> s.withoutName().equals(layout.withoutName()));
+    }
+
+    private static Map<String, Long> rdmaCmConstants() {
+        Map<String, Long> c = new LinkedHashMap<>();
+        for (RdmaCmEventType t : RdmaCmEventType.values()) {
+            c.put(t.cName(), (long) t.ordinal());
+        }
+        c.put("RDMA_PS_IPOIB", (long) RdmaCmId.RDMA_PS_IPOIB);
+        c.put("RDMA_PS_TCP", (long) RdmaCmId.RDMA_PS_TCP);
+        c.put("RDMA_PS_UDP", (long) RdmaCmId.RDMA_PS_UDP);
+        c.put("RDMA_PS_IB", (long) RdmaCmId.RDMA_PS_IB);
+        c.put("RDMA_UDP_QKEY", (long) RdmaCmId.RDMA_UDP_QKEY);
+        c.put("RDMA_MAX_RESP_RES", (long) RdmaConnParam.RDMA_MAX_RESP_RES);
+        c.put("RDMA_MAX_INIT_DEPTH", (long) RdmaConnParam.RDMA_MAX_INIT_DEPTH);
+        c.put("AF_INET", (long) SockaddrIn.AF_INET);
+        c.put("AF_INET6", (long) SockaddrIn6.AF_INET6);
+        return c;
     }
 
     private static Map<String, Long> constants() {

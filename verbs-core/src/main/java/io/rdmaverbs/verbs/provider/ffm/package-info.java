@@ -15,6 +15,10 @@
  *       {@code NativeAbi} lists every layout and constant so a test can check them against the real
  *       header.</li>
  *   <li>{@code Native*} handles and the off-heap work requests and completions are what callers hold.</li>
+ *   <li>librdmacm ({@code rdma_cm(7)}), loaded on its own so that its absence leaves the verbs usable:
+ *       {@code Librdmacm} holds its symbols, {@code Rdma*} and {@code Sockaddr*} are its structs,
+ *       {@code RdmaCm} is the internal facade (addresses, private data, decoded {@code CmEvent}s) that
+ *       connection resources build on.</li>
  * </ul>
  */
 @NullMarked

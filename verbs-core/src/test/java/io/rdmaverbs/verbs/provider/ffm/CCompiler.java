@@ -37,6 +37,22 @@ final class CCompiler {
         }
     }
 
+    /** Why C against {@code <header>} cannot be compiled here (no gcc, or the header's package missing), or empty. */
+    static Optional<String> unavailable(String header, String debianPackage) {
+        Optional<String> compiler = unavailable();
+        if (compiler.isPresent()) {
+            return compiler;
+        }
+        try {
+            Result result = run(List.of("gcc", "-E", "-x", "c", "-o", "/dev/null", "-"), "#include <" + header + ">\n");
+            return result.exitCode() == 0 ? Optional.empty()
+                    : Optional.of("<" + header + "> is not installed (apt install " + debianPackage + "): "
+                            + result.output());
+        } catch (IOException e) {
+            return Optional.of("gcc is not installed: " + e.getMessage());
+        }
+    }
+
     /** Compiles {@code src/test/c/<source>} into an executable. */
     static Path program(String source) throws IOException {
         return compile(source, source.replace(".c", ""), List.of());
@@ -52,9 +68,11 @@ final class CCompiler {
         return compile(source, "lib" + source.replace(".c", ".so"), List.of("-shared", "-fPIC"));
     }
 
-    /** Runs a program and returns its standard output; fails on a non-zero exit. */
-    static String output(Path program) throws IOException {
-        Result result = run(List.of(program.toString()), null);
+    /** Runs a program with {@code args} and returns its standard output; fails on a non-zero exit. */
+    static String output(Path program, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(program.toString()));
+        command.addAll(List.of(args));
+        Result result = run(command, null);
         if (result.exitCode() != 0) {
             throw new IOException(program + " exited with " + result.exitCode() + ": " + result.output());
         }

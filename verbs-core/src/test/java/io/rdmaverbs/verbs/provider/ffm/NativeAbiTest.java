@@ -49,6 +49,24 @@ class NativeAbiTest {
     }
 
     @Test
+    void everyRdmaCmLayoutMemberAndConstantMatchesTheInstalledRdmaCmaHeader() throws IOException {
+        Optional<String> unavailable = CCompiler.unavailable("rdma/rdma_cma.h", "librdmacm-dev");
+        assumeTrue(unavailable.isEmpty(), () -> "librdmacm ABI check skipped: " + unavailable.orElseThrow());
+        Files.writeString(generated.resolve("rdmacm_abi_layouts.h"), layoutLines(NativeAbi.RDMA_CM_STRUCTS));
+        Map<String, Long> header = parse(CCompiler.output(CCompiler.program("rdmacm_abi.c", generated)));
+
+        assertThat(compare(NativeAbi.rdmaCmEntries(), header))
+                .as("differences between the Java layouts (NativeAbi.rdmaCmEntries) and <rdma/rdma_cma.h>")
+                .isEmpty();
+        assertThat(header).as("nested members are checked down to the scope id and the private data length")
+                .containsKeys("offsetof(rdma_cm_id, route.addr.dst_sin6.sin6_scope_id)",
+                        "offsetof(rdma_cm_event, param.conn.private_data_len)",
+                        "offsetof(rdma_cm_event, param.ud.qkey)", "offsetof(rdma_cm_id, qp_type)")
+                .containsEntry("sizeof(sockaddr_storage)", 128L)
+                .containsEntry("RDMA_PS_TCP", 0x0106L);
+    }
+
+    @Test
     void aMemberOfTheRightOffsetButTheWrongWidthFailsAgainstTheHeader() throws IOException {
         Map<String, Long> header = headerFor(NativeAbi.STRUCTS);
         // ibv_wc.slid is a uint16_t; as a byte plus a byte of padding, every offset and the struct's size
@@ -105,7 +123,8 @@ class NativeAbiTest {
                 } catch (NoSuchFieldException e) {
                     continue;
                 }
-                if (layout instanceof StructLayout struct && !NativeAbi.STRUCTS.contains(struct)) {
+                if (layout instanceof StructLayout struct && !NativeAbi.STRUCTS.contains(struct)
+                        && !NativeAbi.RDMA_CM_STRUCTS.contains(struct)) {
                     missing.add(name);
                 }
             }

@@ -63,10 +63,17 @@ class ProviderUnavailableTest {
     }
 
     private static Map<String, String> forkedLoad(String... jvmArgs) throws IOException, InterruptedException {
+        Map<String, String> values = forked(ForkedLoad.class, jvmArgs);
+        assertThat(values).as("output of the forked JVM").containsKeys("availability", "load");
+        return values;
+    }
+
+    /** Runs {@code main} in a JVM of its own and returns the {@code key=value} lines it printed. */
+    static Map<String, String> forked(Class<?> main, String... jvmArgs) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of(jvmArgs));
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ForkedLoad.class.getName()));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("forked JVM finished").isTrue();
@@ -78,7 +85,6 @@ class ProviderUnavailableTest {
                 values.put(line.substring(0, eq), line.substring(eq + 1));
             }
         }
-        assertThat(values).as("output of the forked JVM:\n" + output).containsKeys("availability", "load");
         return values;
     }
 }
