@@ -72,8 +72,8 @@ class StartupFaultSweepTests {
                 assertThat(analysis).as("the failure analysis of the startup with %s failing", point).isNotNull();
                 DeclaredResourceCreationException declaredFailure = declaredFailure(failure);
                 assertThat(analysis.getDescription()).as(point)
-                        .startsWith("The RDMA " + declaredFailure.kind() + " '" + declaredFailure.key()
-                                + "' declared at " + declaredFailure.property() + " could not be created: " + verb + " on ")
+                        .startsWith("The RDMA " + declaredFailure.kind() + " '" + declaredFailure.key() + "' declared at "
+                                + declaredFailure.property() + " could not be created: " + verb + " on ")
                         .contains("failed with ENOMEM (12)");
                 assertThat(analysis.getAction()).as(point).startsWith("The device or the kernel has no room for it: "
                         + "lower the values declared at " + declaredFailure.property());

@@ -33,8 +33,8 @@ final class SimulatedVerbsContextCustomizerFactory implements ContextCustomizerF
         if (annotation == null) {
             return null;
         }
-        List<PlannedFault> faults = TestContextAnnotationUtils.getMergedRepeatableAnnotations(testClass, InjectFault.class)
-                .stream().map(PlannedFault::of).toList();
+        List<PlannedFault> faults = TestContextAnnotationUtils
+                .getMergedRepeatableAnnotations(testClass, InjectFault.class).stream().map(PlannedFault::of).toList();
         return new Customizer(properties(annotation), faults);
     }
 
