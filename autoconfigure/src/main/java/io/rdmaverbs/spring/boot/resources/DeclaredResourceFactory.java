@@ -31,6 +31,7 @@ import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 
@@ -100,13 +101,19 @@ public final class DeclaredResourceFactory {
      *
      * @throws InvalidDeclarationException when {@code key} is no longer declared (an application processed
      *     ahead of time, started without one of its build-time declarations)
+     * @throws DeclaredResourceCreationException when a verb failed, with that {@link VerbsException} as cause
      */
     public VerbsResource create(String key) {
         Declaration declaration = declarations.find(key).orElseThrow(() -> new InvalidDeclarationException(
                 Declarations.DEVICES, "'" + key + "' was declared when the application was "
                         + "processed ahead of time and has a bean, but is not declared now", "Declare '" + key
                         + "' again, or run the ahead-of-time processing again without it"));
-        return create(declaration, name -> beanFactory.getBean(name, VerbsResource.class));
+        try {
+            return create(declaration, name -> beanFactory.getBean(name, VerbsResource.class));
+        } catch (VerbsException e) {
+            throw new DeclaredResourceCreationException(key, declaration.property(),
+                    CheckedDeclarations.label(declaration.kind()), e);
+        }
     }
 
     /**

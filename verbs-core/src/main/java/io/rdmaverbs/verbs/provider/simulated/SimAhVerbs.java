@@ -27,6 +27,7 @@ final class SimAhVerbs implements AddressHandleVerbs {
     @Override
     public AhHandle createAh(PdHandle pd, AddressVector address) {
         SimPd p = uverbs.own(pd, SimPd.class);
+        uverbs.call("ibv_create_ah", p);
         Objects.requireNonNull(address, "address");
         SimDevice d = p.device;
         return locked(d, () -> {
@@ -44,6 +45,7 @@ final class SimAhVerbs implements AddressHandleVerbs {
     @Override
     public void destroyAh(AhHandle ah) {
         SimAh a = uverbs.own(ah, SimAh.class);
+        uverbs.call("ibv_destroy_ah", a);
         SimDevice d = a.device;
         locked(d, () -> {
             a.requireUsable();

@@ -38,6 +38,7 @@ final class SimAsyncEvents implements AsyncEventVerbs {
     @Override
     public @Nullable AsyncEventRecord getAsyncEvent(ContextHandle context, long timeoutMillis) {
         SimContext ctx = uverbs.own(context, SimContext.class);
+        uverbs.call("ibv_get_async_event", ctx);
         AsyncEventRecord event = ctx.asyncEvents.poll();
         if (event == SimContext.WAKE) {
             return woken(ctx);

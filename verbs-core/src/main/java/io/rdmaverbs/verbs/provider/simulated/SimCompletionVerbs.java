@@ -34,6 +34,7 @@ final class SimCompletionVerbs implements CompletionVerbs {
     @Override
     public CompChannelHandle createCompChannel(ContextHandle context) {
         SimContext ctx = uverbs.own(context, SimContext.class);
+        uverbs.call("ibv_create_comp_channel", ctx);
         SimDevice d = ctx.device;
         return locked(d, () -> {
             d.requireAlive("ibv_create_comp_channel", ctx.describe());
@@ -49,6 +50,7 @@ final class SimCompletionVerbs implements CompletionVerbs {
     @Override
     public void destroyCompChannel(CompChannelHandle channel) {
         SimCompChannel ch = uverbs.own(channel, SimCompChannel.class);
+        uverbs.call("ibv_destroy_comp_channel", ch);
         SimDevice d = ch.device;
         locked(d, () -> {
             ch.requireUsable();
@@ -70,6 +72,7 @@ final class SimCompletionVerbs implements CompletionVerbs {
     public CqHandle createCq(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimCompChannel ch = channel == null ? null : uverbs.own(channel, SimCompChannel.class);
+        uverbs.call("ibv_create_cq", ctx);
         SimDevice d = ctx.device;
         return locked(d, () -> {
             d.requireAlive("ibv_create_cq", ctx.describe());
@@ -113,6 +116,7 @@ final class SimCompletionVerbs implements CompletionVerbs {
     public void destroyCq(CqHandle cq) {
         SimCq c = uverbs.identify(cq, SimCq.class);
         requireNotDestroyed(c);
+        uverbs.call("ibv_destroy_cq", c);
         SimDevice d = c.device;
         d.lock.lock();
         try {
@@ -154,6 +158,7 @@ final class SimCompletionVerbs implements CompletionVerbs {
     @Override
     public void reqNotifyCq(CqHandle cq, boolean solicitedOnly) {
         SimCq c = uverbs.own(cq, SimCq.class);
+        uverbs.call("ibv_req_notify_cq", c);
         SimDevice d = c.device;
         locked(d, () -> {
             c.requireUsable();
@@ -171,6 +176,7 @@ final class SimCompletionVerbs implements CompletionVerbs {
     @Override
     public int pollCq(CqHandle cq, WorkCompletions completions, int max) {
         SimCq c = uverbs.own(cq, SimCq.class);
+        uverbs.call("ibv_poll_cq", c);
         if (!(completions instanceof SimWorkCompletions wc) || wc.provider != uverbs.provider) {
             throw new IllegalArgumentException("work completions must come from this provider's newWorkCompletions");
         }
@@ -199,6 +205,7 @@ final class SimCompletionVerbs implements CompletionVerbs {
     @Override
     public @Nullable CqHandle getCqEvent(CompChannelHandle channel, long timeoutMillis) {
         SimCompChannel ch = uverbs.own(channel, SimCompChannel.class);
+        uverbs.call("ibv_get_cq_event", ch);
         SimDevice d = ch.device;
         long remaining = TimeUnit.MILLISECONDS.toNanos(Math.max(timeoutMillis, 0));
         d.lock.lock();

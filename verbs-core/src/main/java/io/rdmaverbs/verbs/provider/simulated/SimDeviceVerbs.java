@@ -87,6 +87,7 @@ final class SimDeviceVerbs implements DeviceVerbs {
 
     @Override
     public List<DeviceInfo> devices() {
+        uverbs.call("ibv_get_device_list", null, "the device list");
         return devices.stream().map(d -> d.profile.info()).toList();
     }
 
@@ -96,6 +97,7 @@ final class SimDeviceVerbs implements DeviceVerbs {
         SimDevice d = devices.stream().filter(x -> x.profile.info().equals(device)).findFirst()
                 .orElseThrow(() -> new VerbsException("ibv_open_device", device.name(), Errno.ENODEV,
                         "no such device in this simulated provider; it has " + byName.keySet()));
+        uverbs.call("ibv_open_device", d, d.name());
         return locked(d, () -> {
             d.requireAlive("ibv_open_device", d.name());
             SimContext context = new SimContext(uverbs.provider, d, d.nextId(KernelObjectKind.CONTEXT));
@@ -113,6 +115,7 @@ final class SimDeviceVerbs implements DeviceVerbs {
     @Override
     public void closeDevice(ContextHandle context) {
         SimContext ctx = uverbs.own(context, SimContext.class);
+        uverbs.call("ibv_close_device", ctx);
         SimDevice d = ctx.device;
         locked(d, () -> {
             ctx.requireUsable();
@@ -130,6 +133,7 @@ final class SimDeviceVerbs implements DeviceVerbs {
     @Override
     public DeviceAttributes queryDevice(ContextHandle context) {
         SimContext ctx = uverbs.own(context, SimContext.class);
+        uverbs.call("ibv_query_device", ctx);
         ctx.device.requireAlive("ibv_query_device", ctx.describe());
         return ctx.device.profile.attributes();
     }
@@ -137,6 +141,7 @@ final class SimDeviceVerbs implements DeviceVerbs {
     @Override
     public PortAttributes queryPort(ContextHandle context, int port) {
         SimContext ctx = uverbs.own(context, SimContext.class);
+        uverbs.call("ibv_query_port", ctx);
         SimDevice d = ctx.device;
         return locked(d, () -> {
             d.requireAlive("ibv_query_port", ctx.describe());
@@ -154,6 +159,7 @@ final class SimDeviceVerbs implements DeviceVerbs {
     @Override
     public Gid queryGid(ContextHandle context, int port, int index) {
         SimContext ctx = uverbs.own(context, SimContext.class);
+        uverbs.call("ibv_query_gid", ctx);
         ctx.device.requireAlive("ibv_query_gid", ctx.describe());
         requirePort("ibv_query_gid", ctx, port);
         DeviceProfile.Port p = ctx.device.profile.port(port);

@@ -32,6 +32,7 @@ final class SimDomains implements DomainVerbs {
     @Override
     public PdHandle allocPd(ContextHandle context) {
         SimContext ctx = uverbs.own(context, SimContext.class);
+        uverbs.call("ibv_alloc_pd", ctx);
         SimDevice d = ctx.device;
         return locked(d, () -> {
             d.requireAlive("ibv_alloc_pd", ctx.describe());
@@ -45,6 +46,7 @@ final class SimDomains implements DomainVerbs {
     @Override
     public void deallocPd(PdHandle pd) {
         SimPd p = uverbs.own(pd, SimPd.class);
+        uverbs.call("ibv_dealloc_pd", p);
         SimDevice d = p.device;
         locked(d, () -> {
             p.requireUsable();
@@ -80,6 +82,7 @@ final class SimDomains implements DomainVerbs {
     @Override
     public XrcdHandle openXrcd(ContextHandle context, int fd, int oflags) {
         SimContext ctx = uverbs.own(context, SimContext.class);
+        uverbs.call("ibv_open_xrcd", ctx);
         SimDevice d = ctx.device;
         return locked(d, () -> {
             if (!d.profile.supportsXrc()) {
@@ -123,6 +126,7 @@ final class SimDomains implements DomainVerbs {
     @Override
     public void closeXrcd(XrcdHandle xrcd) {
         SimXrcd x = uverbs.own(xrcd, SimXrcd.class);
+        uverbs.call("ibv_close_xrcd", x);
         SimDevice d = x.device;
         locked(d, () -> {
             x.requireUsable();

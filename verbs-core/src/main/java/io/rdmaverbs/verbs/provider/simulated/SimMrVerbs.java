@@ -33,6 +33,7 @@ final class SimMrVerbs implements MemoryRegionVerbs {
     @Override
     public MrHandle regMr(PdHandle pd, MemorySegment buffer, int access) {
         SimPd p = uverbs.own(pd, SimPd.class);
+        uverbs.call("ibv_reg_mr", p);
         Objects.requireNonNull(buffer, "buffer");
         if (!buffer.isNative()) {
             throw new IllegalArgumentException("only native memory can be registered; " + buffer
@@ -78,6 +79,7 @@ final class SimMrVerbs implements MemoryRegionVerbs {
     @Override
     public void deregMr(MrHandle mr) {
         SimMr m = uverbs.own(mr, SimMr.class);
+        uverbs.call("ibv_dereg_mr", m);
         SimDevice d = m.device;
         locked(d, () -> {
             m.requireUsable();

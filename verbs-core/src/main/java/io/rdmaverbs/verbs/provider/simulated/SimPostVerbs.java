@@ -37,6 +37,7 @@ final class SimPostVerbs {
     void postSend(QpHandle qp, SendWr request) {
         SimQp h = uverbs.own(qp, SimQp.class);
         SimSendWr wr = uverbs.ownRequest(request);
+        uverbs.call("ibv_post_send", h);
         AhHandle addressHandle = wr.addressHandle();
         SimDevice d = h.device;
         String verb = "ibv_post_send";
@@ -140,6 +141,7 @@ final class SimPostVerbs {
     void postRecv(QpHandle qp, RecvWr request) {
         SimQp h = uverbs.own(qp, SimQp.class);
         SimRecvWr wr = uverbs.ownRequest(request);
+        uverbs.call("ibv_post_recv", h);
         SimDevice d = h.device;
         String verb = "ibv_post_recv";
         uverbs.onFabric(() -> {

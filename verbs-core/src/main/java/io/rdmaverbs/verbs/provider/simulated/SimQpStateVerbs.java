@@ -35,6 +35,7 @@ final class SimQpStateVerbs {
     void modifyQp(QpHandle qp, QpModification modification) {
         SimQp h = uverbs.own(qp, SimQp.class);
         Objects.requireNonNull(modification, "modification");
+        uverbs.call("ibv_modify_qp", h);
         SimDevice d = h.device;
         String verb = "ibv_modify_qp";
         uverbs.onFabric(() -> {
@@ -90,6 +91,7 @@ final class SimQpStateVerbs {
 
     QpAttributes queryQp(QpHandle qp) {
         SimQp h = uverbs.own(qp, SimQp.class);
+        uverbs.call("ibv_query_qp", h);
         SimDevice d = h.device;
         return uverbs.onFabric(() -> {
             h.requireUsable();

@@ -63,6 +63,7 @@ final class SimQpVerbs implements QueuePairVerbs {
         SimCq recvCq = spec.recvCq() == null || target || type == QpType.XRC_SEND ? null
                 : uverbs.own(spec.recvCq(), SimCq.class);
         SimSrq srq = spec.srq() == null || type.isXrc() ? null : uverbs.own(spec.srq(), SimSrq.class);
+        uverbs.call("ibv_create_qp_ex", ctx);
         SimDevice d = ctx.device;
         String verb = "ibv_create_qp_ex";
         return locked(d, () -> {
@@ -159,6 +160,7 @@ final class SimQpVerbs implements QueuePairVerbs {
     public QpHandle openQp(ContextHandle context, XrcdHandle xrcd, int qpNum, QpType type) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimXrcd x = uverbs.own(xrcd, SimXrcd.class);
+        uverbs.call("ibv_open_qp", ctx);
         Objects.requireNonNull(type, "type");
         SimDevice d = ctx.device;
         return locked(d, () -> {
@@ -189,6 +191,7 @@ final class SimQpVerbs implements QueuePairVerbs {
     @Override
     public void destroyQp(QpHandle qp) {
         SimQp h = uverbs.own(qp, SimQp.class);
+        uverbs.call("ibv_destroy_qp", h);
         SimDevice d = h.device;
         uverbs.onFabric(() -> {
             h.requireUsable();
@@ -274,6 +277,7 @@ final class SimQpVerbs implements QueuePairVerbs {
     @Override
     public void attachMcast(QpHandle qp, Gid gid, int lid) {
         SimQp h = uverbs.own(qp, SimQp.class);
+        uverbs.call("ibv_attach_mcast", h);
         Objects.requireNonNull(gid, "gid");
         SimDevice d = h.device;
         String verb = "ibv_attach_mcast";
@@ -309,6 +313,7 @@ final class SimQpVerbs implements QueuePairVerbs {
     @Override
     public void detachMcast(QpHandle qp, Gid gid, int lid) {
         SimQp h = uverbs.own(qp, SimQp.class);
+        uverbs.call("ibv_detach_mcast", h);
         Objects.requireNonNull(gid, "gid");
         SimDevice d = h.device;
         locked(d, () -> {

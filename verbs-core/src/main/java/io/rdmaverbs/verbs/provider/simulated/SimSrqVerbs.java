@@ -39,6 +39,7 @@ final class SimSrqVerbs implements SharedReceiveQueueVerbs {
         SimCq cq = spec.cq() == null ? null : uverbs.own(spec.cq(), SimCq.class);
         SimDevice d = ctx.device;
         String verb = spec.type() == SrqType.XRC ? "ibv_create_srq_ex" : "ibv_create_srq";
+        uverbs.call(verb, ctx);
         return locked(d, () -> {
             d.requireAlive(verb, ctx.describe());
             sameContext(verb, ctx, pd);
@@ -82,6 +83,7 @@ final class SimSrqVerbs implements SharedReceiveQueueVerbs {
     @Override
     public void destroySrq(SrqHandle srq) {
         SimSrq s = uverbs.own(srq, SimSrq.class);
+        uverbs.call("ibv_destroy_srq", s);
         SimDevice d = s.device;
         uverbs.onFabric(() -> {
             s.requireUsable();
@@ -111,6 +113,7 @@ final class SimSrqVerbs implements SharedReceiveQueueVerbs {
     public void postSrqRecv(SrqHandle srq, RecvWr request) {
         SimSrq s = uverbs.own(srq, SimSrq.class);
         SimRecvWr wr = uverbs.ownRequest(request);
+        uverbs.call("ibv_post_srq_recv", s);
         uverbs.onFabric(() -> {
             s.requireUsable();
             s.device.requireAlive("ibv_post_srq_recv", s.describe());

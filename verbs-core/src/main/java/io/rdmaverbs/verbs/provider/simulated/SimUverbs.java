@@ -11,6 +11,8 @@ import io.rdmaverbs.verbs.provider.Handle;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The simulated {@code ib_uverbs} layer that every verb group of a {@link SimulatedProvider} goes
  * through: handle lookup (a handle must come from this provider, be of the kind the verb takes, still be
@@ -20,10 +22,34 @@ final class SimUverbs {
 
     final SimulatedProvider provider;
     final Fabric fabric;
+    final FaultPlan faults = new FaultPlan();
 
     SimUverbs(SimulatedProvider provider, Fabric fabric) {
         this.provider = provider;
         this.fabric = fabric;
+    }
+
+    /**
+     * Counts a call of {@code verb} on {@code target} in the {@link FaultPlan} and throws the failure it
+     * planned for this call, if any. Called after the handle checks and before any lock is taken or
+     * anything is changed, so an injected failure leaves everything as it was (a device-fatal one
+     * excepted, which kills the device first, as {@link SimulatedProvider#injectDeviceFatal} does).
+     */
+    void call(String verb, SimHandle target) {
+        call(verb, target.device, target.describe());
+    }
+
+    /** {@link #call(String, SimHandle)} for a verb on a device ({@code null}: on no device). */
+    void call(String verb, @Nullable SimDevice device, String resource) {
+        InjectedFault fault = faults.onCall(verb);
+        if (fault == null) {
+            return;
+        }
+        if (fault.deviceFatal() && device != null) {
+            provider.injectDeviceFatal(device.name());
+        }
+        throw new VerbsException(verb, resource, fault.errno(), "injected by the simulated provider's fault plan"
+                + (fault.deviceFatal() ? ", which made the device fatal" : "") + " (provider call " + fault.call() + ")");
     }
 
     /** Refuses (IllegalArgumentException) a handle this provider did not create, or of another kind. */

@@ -29,7 +29,7 @@ import io.rdmaverbs.verbs.provider.VerbsProvider;
  * {@link AsyncEventVerbs#getAsyncEvent}) wait without holding any lock.
  *
  * <p>Besides the verbs it offers simulation hooks for tests: {@link #setPortState},
- * {@link #injectDeviceFatal}, and inspection like {@code rdma resource show}: {@link #resourceCounts},
+ * {@link #injectDeviceFatal}, the {@link #faults() fault plan}, and inspection like {@code rdma resource show}: {@link #resourceCounts},
  * {@link #leakedObjects}.
  */
 public final class SimulatedProvider implements VerbsProvider {
@@ -42,6 +42,7 @@ public final class SimulatedProvider implements VerbsProvider {
     private final SimMrVerbs mrVerbs;
     private final SimAhVerbs ahVerbs;
     private final SimAsyncEvents asyncEvents;
+    private final FaultPlan faults;
 
     private SimulatedProvider(List<DeviceProfile> profiles) {
         List<SimDevice> devices = SimDeviceVerbs.devicesOf(profiles);
@@ -56,6 +57,7 @@ public final class SimulatedProvider implements VerbsProvider {
         this.mrVerbs = new SimMrVerbs(uverbs);
         this.ahVerbs = new SimAhVerbs(uverbs);
         this.asyncEvents = new SimAsyncEvents(uverbs, deviceVerbs);
+        this.faults = uverbs.faults;
     }
 
     /** A provider with these devices, all on one simulated fabric. */
@@ -138,6 +140,14 @@ public final class SimulatedProvider implements VerbsProvider {
      */
     public void injectDeviceFatal(String deviceName) {
         asyncEvents.injectDeviceFatal(deviceName);
+    }
+
+    /**
+     * The provider's one fault plan: which of its verb calls fail, and how many it has counted. Empty
+     * (nothing fails) until a test plans a fault.
+     */
+    public FaultPlan faults() {
+        return faults;
     }
 
     /** Whether {@link #injectDeviceFatal} was called for the device. */

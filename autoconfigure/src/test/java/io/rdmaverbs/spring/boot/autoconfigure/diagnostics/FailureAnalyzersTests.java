@@ -4,6 +4,9 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
+import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException.Reason;
 import org.junit.jupiter.api.Test;
@@ -38,7 +41,8 @@ class FailureAnalyzersTests {
                 .hasAtLeastOneElementOfType(ProviderUnavailableFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(DeviceLimitsFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(DuplicateResourceKeyFailureAnalyzer.class)
-                .hasAtLeastOneElementOfType(InvalidDeclarationFailureAnalyzer.class);
+                .hasAtLeastOneElementOfType(InvalidDeclarationFailureAnalyzer.class)
+                .hasAtLeastOneElementOfType(VerbFailureAnalyzer.class);
     }
 
     @Test
@@ -181,6 +185,31 @@ class FailureAnalyzersTests {
         assertThat(analysis.getDescription()).contains(MAIN + ".queue-pairs.qp1.send-cq is not set");
         assertThat(analysis.getAction()).contains("Set " + MAIN + ".queue-pairs.qp1.send-cq to one of the completion "
                 + "queues of device 'main': [cq0, cq1]");
+    }
+
+    @Test
+    void aVerbFailingAtADeclaredResourceNamesItsPropertyTheVerbAndTheErrno() {
+        FailureAnalysis analysis = analyze(new VerbFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues("rdma.verbs.simulated.devices.mlx5_0.profile=mlx5", MAIN + ".name=mlx5_0",
+                        MAIN + ".xrc-domains.shared.file=/tmp", MAIN + ".xrc-domains.shared.create=false"));
+        assertThat(analysis.getDescription()).startsWith("The RDMA XRC domain 'shared' declared at " + MAIN
+                + ".xrc-domains.shared could not be created: ibv_open_xrcd on ctx 'main'")
+                .contains("failed with EAGAIN (11)");
+        assertThat(analysis.getAction()).isEqualTo("Check the values declared at " + MAIN + ".xrc-domains.shared "
+                + "against what ibv_open_xrcd(3) says of EAGAIN and what the device reports (ibv_devinfo -v).");
+    }
+
+    @Test
+    void aVerbFailingInAnApplicationBeanNamesTheBean() {
+        FailureAnalysis analysis = analyze(new VerbFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues(MAIN + ".name=rxe0")
+                .withBean("extraCq", CompletionQueue.class,
+                        () -> { throw new VerbsException("ibv_create_cq", "ctx 'main'",
+                                Errno.ENOMEM, "no room"); }));
+        assertThat(analysis.getDescription()).isEqualTo("The bean 'extraCq' could not be created: ibv_create_cq on "
+                + "ctx 'main' failed with ENOMEM (12): no room.");
+        assertThat(analysis.getAction()).startsWith("The device or the kernel has no room for it: lower the values "
+                + "the application passes to ibv_create_cq (entries, max-wr, size), raise RLIMIT_MEMLOCK");
     }
 
     private static <T extends Throwable> FailureAnalysis analyze(AbstractFailureAnalyzer<T> analyzer,

@@ -23,6 +23,7 @@ import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.EventListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -147,6 +148,60 @@ class AsyncEventsTests {
                     verbs.openDevice(verbs.findDevice("rxe0"), "second");
                     assertThat(readers.activeReaders()).isEqualTo(2);
                 });
+    }
+
+    @Test
+    void aStartupFailingAfterTheReadersStartedLeavesNoReaderRunningAndNothingOpen() {
+        SimulatedProvider provider = SimulatedProvider.of(DeviceProfile.rxe("rxe0"));
+        Contexts.simulated()
+                .withPropertyValues(Contexts.FULL)
+                .withBean(VerbsProvider.class, () -> provider)
+                .withBean(FailingToStart.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().hasMessage("the web server's port is taken");
+                });
+        assertThat(FailingToStart.readersWhenItStarted).as("readers alive when the later lifecycle failed").isOne();
+        assertThat(readerThreads()).as("rdma-verbs-async-* threads after the failed startup").isEmpty();
+        assertThat(provider.resourceCounts("rxe0").objects()).isZero();
+        assertThat(provider.resourceCounts("rxe0").contexts()).isZero();
+    }
+
+    private static List<String> readerThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(name -> name.startsWith("rdma-verbs-async-")).toList();
+    }
+
+    /** Starts after the readers, as the web server does, and fails as a web server on a taken port would. */
+    static class FailingToStart implements SmartLifecycle {
+
+        static volatile int readersWhenItStarted = -1;
+
+        private final AsyncEventReaders readers;
+
+        FailingToStart(AsyncEventReaders readers) {
+            this.readers = readers;
+        }
+
+        @Override
+        public void start() {
+            readersWhenItStarted = readers.activeReaders();
+            throw new IllegalStateException("the web server's port is taken");
+        }
+
+        @Override
+        public void stop() {
+        }
+
+        @Override
+        public boolean isRunning() {
+            return false;
+        }
+
+        @Override
+        public int getPhase() {
+            return AsyncEventReaders.PHASE + 1;
+        }
     }
 
     private static HealthIndicator indicator(CompositeHealthContributor composite) {

@@ -26,7 +26,8 @@ import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties.SimulatedProfile;
  * }</pre>
  *
  * Inject {@code VerbsProvider} and cast it to {@code SimulatedProvider} to drive the devices (take a
- * port down, inject a fatal error) from the test.
+ * port down, inject a fatal error) from the test. {@link InjectFault} makes verbs fail, planned before
+ * the context starts; the provider's {@code FaultPlan} is a bean for faults planned in the test.
  * <p>
  * It sets properties only: the test context must auto-configure rdma-verbs already, as a
  * {@code @SpringBootTest} does. A test slice such as {@code @WebMvcTest} does not; use
