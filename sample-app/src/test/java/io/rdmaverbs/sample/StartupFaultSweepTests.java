@@ -55,7 +55,7 @@ class StartupFaultSweepTests {
                     creates.put(verb, calls);
                 }
             });
-            declared = CheckedDeclarations.of(clean.getBean(VerbsProperties.class)).inCreationOrder().stream()
+            declared = CheckedDeclarations.of(clean.getBean(VerbsProperties.class).devices()).inCreationOrder().stream()
                     .map(CheckedDeclarations.Declaration::property).toList();
         }
         assertNothingLeft(counting.provider(), "the clean start");
