@@ -168,6 +168,20 @@ check "cmtime: server served until the client was done" "$OUT/A/cmtime.txt" '^cm
 check "link cut: rping works before the cut" "$OUT/B/linkcut.txt" '^before the cut: rping exit 0$'
 check "link cut: rping fails within $LINKCUT_BOUND s while eth0 is down" "$OUT/B/linkcut.txt" '^link down: rping failed '
 check "link cut: rping works again after eth0 is up" "$OUT/B/linkcut.txt" '^link up: rping exit 0 after'
+
+echo "== failures are bounded and named: host, step, exit code"
+set +e
+SOFTROCE_TWO_CMD_TIMEOUT=5 "$HERE/two-hosts.sh" --out "$OUT/fail" 'exit 3' 'sleep 60' > "$OUT/fail.txt" 2>&1
+rc_fail=$?
+SOFTROCE_TWO_BOOT_TIMEOUT=1 "$HERE/two-hosts.sh" --out "$OUT/noboot" 'true' 'true' > "$OUT/noboot.txt" 2>&1
+rc_noboot=$?
+set -e
+if [ "$rc_fail" = 1 ]; then ok "a failed host fails the run (exit 1)"; else bad "a failed host: exit $rc_fail, expected 1"; fi
+check "the command's own exit code, per host" "$OUT/fail.txt" '^softroce: host A: FAILED, exit 3: the command exited 3 '
+check "a command that hangs is stopped and named" "$OUT/fail.txt" '^softroce: host B: FAILED, exit 124: step command failed: timed out after 5 s '
+if [ "$rc_noboot" = 1 ]; then ok "a guest that does not boot in time fails the run (exit 1)"; else bad "boot timeout: exit $rc_noboot, expected 1"; fi
+check "a boot timeout is named" "$OUT/noboot.txt" '^softroce: host A: FAILED, exit 143: step boot failed: no guest after 1 s '
+
 echo "== results"
 sed -n '/^step/,/^cmtime client exit/p' "$OUT/B/cmtime.txt" 2>/dev/null | sed 's/^/  /'
 sed 's/^/  /' "$OUT/B/linkcut.txt" 2>/dev/null || true

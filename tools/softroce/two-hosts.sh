@@ -146,7 +146,8 @@ for h in A B; do
 done
 for h in A B; do
   rc=${RC[$h]:-not started}
-  steps=$(tr '\n' ' ' < "$OUT/$h/steps" 2>/dev/null || true)
+  steps=$(tr '\n' ' ' 2>/dev/null < "$OUT/$h/steps" || true)
+  [ -n "$steps" ] || steps="none"
   why=${WHY[$h]:-}
   if [ -z "$why" ] && [ "$rc" != 0 ]; then
     why=$(grep -h -m1 "^two-hosts: host $h: " "$OUT/$h.log" 2>/dev/null | sed "s/^two-hosts: host $h: //" || true)
