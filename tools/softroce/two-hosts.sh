@@ -123,6 +123,8 @@ until listening "$PORT"; do
 done
 if [ -z "${WHY[A]:-}" ]; then
   start B A connect
+else
+  WHY[B]="not started: host A's end of the wire never listened"
 fi
 
 # The guests bound every step after boot themselves; the boot is bounded here.
