@@ -53,6 +53,7 @@ GUEST_TMO=$((BOOT_TMO + 2 * STEP_TMO + PEER_TMO + CMD_TMO + 60))
 case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd -P)
+[ "$OUT" != / ] || sr_die "--out / would have A, B and wire removed from the root"
 rm -rf "$OUT/A" "$OUT/B" "$OUT/wire" "$OUT"/[AB].log "$OUT"/[AB].rc
 mkdir -p "$OUT/A" "$OUT/B" "$OUT/wire"
 
