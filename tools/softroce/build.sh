@@ -146,8 +146,9 @@ done
 # crc32_generic first: rxe asks the crypto API for "crc32" and would otherwise
 # fail. ib_uverbs gives /dev/infiniband/uverbs*; rdma_ucm (with configfs) gives
 # librdmacm users their device. dummy: the netdev rxe sits on (loading it
-# already creates dummy0).
-MODS=(crc32_generic virtio_pci 9pnet_virtio 9p ib_uverbs rdma_rxe rdma_ucm dummy)
+# already creates dummy0). virtio_net: the NIC of two-hosts.sh's wire (a guest
+# without one, as run.sh boots it, just has no eth0).
+MODS=(crc32_generic virtio_pci 9pnet_virtio 9p ib_uverbs rdma_rxe rdma_ucm dummy virtio_net)
 ST=$WORK/root
 MD=lib/modules/$KV
 mkdir -p "$ST"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,mnt,etc,"$MD"}
