@@ -31,19 +31,18 @@ import org.jspecify.annotations.Nullable;
  * {@code ibv_query_device}, {@code ibv_query_port}, {@code ibv_query_gid}, {@code ibv_alloc_pd},
  * {@code ibv_dealloc_pd}, {@code ibv_open_xrcd}, {@code ibv_close_xrcd}, {@code ibv_create_comp_channel},
  * {@code ibv_destroy_comp_channel}, {@code ibv_create_cq}, {@code ibv_destroy_cq},
- * {@code ibv_req_notify_cq}, {@code ibv_poll_cq}, {@code ibv_get_cq_event},
- * {@code ibv_create_srq} (basic), {@code ibv_create_srq_ex} (XRC), {@code ibv_destroy_srq}, {@code ibv_post_srq_recv}, {@code ibv_create_qp_ex},
- * {@code ibv_open_qp}, {@code ibv_destroy_qp}, {@code ibv_modify_qp}, {@code ibv_query_qp},
- * {@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_attach_mcast}, {@code ibv_detach_mcast},
- * {@code ibv_reg_mr}, {@code ibv_dereg_mr}, {@code ibv_create_ah}, {@code ibv_destroy_ah},
- * {@code ibv_get_async_event}). Not counted, and never failed: what cannot fail in libibverbs —
- * {@code ibv_ack_cq_events} (it returns void), the wakes ({@code wakeCqEventWaiters},
+ * {@code ibv_req_notify_cq}, {@code ibv_poll_cq}, {@code ibv_get_cq_event}, {@code ibv_create_srq}
+ * (basic), {@code ibv_create_srq_ex} (XRC), {@code ibv_destroy_srq}, {@code ibv_post_srq_recv},
+ * {@code ibv_create_qp_ex}, {@code ibv_open_qp}, {@code ibv_destroy_qp}, {@code ibv_modify_qp},
+ * {@code ibv_query_qp}, {@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_attach_mcast},
+ * {@code ibv_detach_mcast}, {@code ibv_reg_mr}, {@code ibv_dereg_mr}, {@code ibv_create_ah},
+ * {@code ibv_destroy_ah}, {@code ibv_get_async_event}). Not counted, and never failed: what cannot fail
+ * in libibverbs: {@code ibv_ack_cq_events} (it returns void), the wakes ({@code wakeCqEventWaiters},
  * {@code wakeAsyncEventWaiters}, an {@code eventfd(2)} write), the buffers ({@code newSendWr},
  * {@code newRecvWr}, {@code newWorkCompletions}, plain Java memory), and {@code openFile} /
  * {@code closeFile} ({@code open(2)}/{@code close(2)} of the file naming an XRC domain, not a verb).
- * The waits
- * ({@code ibv_get_cq_event}, {@code ibv_get_async_event}) are counted per wait slice, so a test with
- * threads waiting for events has counts that depend on timing.
+ * The waits ({@code ibv_get_cq_event}, {@code ibv_get_async_event}) are counted per wait slice, so a
+ * test with threads waiting for events has counts that depend on timing.
  *
  * <p>Positions ({@code nth}, {@link #calls()}) count from the plan's creation or its last
  * {@link #reset()}; {@link #clear()} drops the planned faults and keeps the counts. When several planned
