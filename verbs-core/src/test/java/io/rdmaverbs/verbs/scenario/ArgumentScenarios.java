@@ -182,16 +182,29 @@ final class ArgumentScenarios {
                         steps.fails("ibv_modify_qp RESET->INIT of an RC QP with a Q_Key", Errno.EINVAL,
                                 () -> provider.queuePairVerbs().modifyQp(qp, QpModification.init(1, 0, REMOTE).qkey(5)));
                     } finally {
-                        provider.queuePairVerbs().destroyQp(qp);
+                        releaseRetryingOnce(() -> provider.queuePairVerbs().destroyQp(qp));
                     }
                 } finally {
-                    provider.completionVerbs().destroyCq(cq);
+                    releaseRetryingOnce(() -> provider.completionVerbs().destroyCq(cq));
                 }
             } finally {
-                provider.domainVerbs().deallocPd(pd);
+                releaseRetryingOnce(() -> provider.domainVerbs().deallocPd(pd));
             }
         } finally {
-            provider.deviceVerbs().closeDevice(ctx);
+            releaseRetryingOnce(() -> provider.deviceVerbs().closeDevice(ctx));
+        }
+    }
+
+    /**
+     * A release below the graph, retried once when refused, as the graph retries for its users: without
+     * it one refused destroy makes every enclosing release fail with EBUSY and ibv_close_device leak the
+     * rest (the fault sweep found this).
+     */
+    private static void releaseRetryingOnce(Runnable release) {
+        try {
+            release.run();
+        } catch (VerbsException refused) {
+            release.run();
         }
     }
 

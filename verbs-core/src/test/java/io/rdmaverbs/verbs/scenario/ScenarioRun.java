@@ -1,7 +1,9 @@
 package io.rdmaverbs.verbs.scenario;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CloseReport;
@@ -27,6 +29,7 @@ public final class ScenarioRun implements AutoCloseable {
     private final DeviceInfo device;
     private final Steps steps = new Steps();
     private final Map<String, Integer> objectsBefore;
+    private final List<Verbs> otherGraphs = new CopyOnWriteArrayList<>();
 
     private ScenarioRun(VerbsTarget target) {
         this.target = target;
@@ -93,11 +96,21 @@ public final class ScenarioRun implements AutoCloseable {
 
     /** A second graph on the same provider, as a second process would have (XRC sharing). */
     public Verbs otherGraph() {
-        return Verbs.using(provider);
+        Verbs other = Verbs.using(provider);
+        otherGraphs.add(other);
+        return other;
+    }
+
+    /** The graphs {@link #otherGraph()} opened, oldest first. */
+    public List<Verbs> otherGraphs() {
+        return List.copyOf(otherGraphs);
     }
 
     @Override
     public void close() {
+        for (Verbs other : otherGraphs) {
+            other.close();   // a scenario closes its own; this is for one a failure cut short (fault sweeps)
+        }
         CloseReport report = verbs.close(ClosePolicy.CASCADE);
         assertThat(report.left()).as("%s: resources the cascade could not release", target).isEmpty();
         assertThat(verbs.resources()).as("%s: graph after the scenario", target).isEmpty();

@@ -8,6 +8,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import io.rdmaverbs.verbs.error.Errno;
 
@@ -30,19 +31,18 @@ import org.jspecify.annotations.Nullable;
  * {@code ibv_query_device}, {@code ibv_query_port}, {@code ibv_query_gid}, {@code ibv_alloc_pd},
  * {@code ibv_dealloc_pd}, {@code ibv_open_xrcd}, {@code ibv_close_xrcd}, {@code ibv_create_comp_channel},
  * {@code ibv_destroy_comp_channel}, {@code ibv_create_cq}, {@code ibv_destroy_cq},
- * {@code ibv_req_notify_cq}, {@code ibv_poll_cq}, {@code ibv_get_cq_event},
- * {@code ibv_create_srq} (basic), {@code ibv_create_srq_ex} (XRC), {@code ibv_destroy_srq}, {@code ibv_post_srq_recv}, {@code ibv_create_qp_ex},
- * {@code ibv_open_qp}, {@code ibv_destroy_qp}, {@code ibv_modify_qp}, {@code ibv_query_qp},
- * {@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_attach_mcast}, {@code ibv_detach_mcast},
- * {@code ibv_reg_mr}, {@code ibv_dereg_mr}, {@code ibv_create_ah}, {@code ibv_destroy_ah},
- * {@code ibv_get_async_event}). Not counted, and never failed: what cannot fail in libibverbs —
- * {@code ibv_ack_cq_events} (it returns void), the wakes ({@code wakeCqEventWaiters},
+ * {@code ibv_req_notify_cq}, {@code ibv_poll_cq}, {@code ibv_get_cq_event}, {@code ibv_create_srq}
+ * (basic), {@code ibv_create_srq_ex} (XRC), {@code ibv_destroy_srq}, {@code ibv_post_srq_recv},
+ * {@code ibv_create_qp_ex}, {@code ibv_open_qp}, {@code ibv_destroy_qp}, {@code ibv_modify_qp},
+ * {@code ibv_query_qp}, {@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_attach_mcast},
+ * {@code ibv_detach_mcast}, {@code ibv_reg_mr}, {@code ibv_dereg_mr}, {@code ibv_create_ah},
+ * {@code ibv_destroy_ah}, {@code ibv_get_async_event}). Not counted, and never failed: what cannot fail
+ * in libibverbs: {@code ibv_ack_cq_events} (it returns void), the wakes ({@code wakeCqEventWaiters},
  * {@code wakeAsyncEventWaiters}, an {@code eventfd(2)} write), the buffers ({@code newSendWr},
  * {@code newRecvWr}, {@code newWorkCompletions}, plain Java memory), and {@code openFile} /
  * {@code closeFile} ({@code open(2)}/{@code close(2)} of the file naming an XRC domain, not a verb).
- * The waits
- * ({@code ibv_get_cq_event}, {@code ibv_get_async_event}) are counted per wait slice, so a test with
- * threads waiting for events has counts that depend on timing.
+ * The waits ({@code ibv_get_cq_event}, {@code ibv_get_async_event}) are counted per wait slice, so a
+ * test with threads waiting for events has counts that depend on timing.
  *
  * <p>Positions ({@code nth}, {@link #calls()}) count from the plan's creation or its last
  * {@link #reset()}; {@link #clear()} drops the planned faults and keeps the counts. When several planned
@@ -61,19 +61,46 @@ public final class FaultPlan {
 
     /** The {@code nth} call (1-based) of {@code verb} fails with {@code errno}, once. */
     public FaultPlan failCall(String verb, int nth, Errno errno) {
-        return plan(new Rule(requireVerb(verb), requirePosition(nth), Objects.requireNonNull(errno, "errno"),
-                false, false));
+        return plan(new Rule(requireVerb(verb), requirePosition(nth), constant(errno), false, false));
     }
 
     /** The {@code nth} call (1-based) of {@code verb} and every later one fail with {@code errno}. */
     public FaultPlan failCallsFrom(String verb, int nth, Errno errno) {
-        return plan(new Rule(requireVerb(verb), requirePosition(nth), Objects.requireNonNull(errno, "errno"),
-                true, false));
+        return plan(new Rule(requireVerb(verb), requirePosition(nth), constant(errno), true, false));
     }
 
     /** The {@code nth} provider call (1-based) of any verb fails with {@code errno}, once. */
     public FaultPlan failAnyCall(int nth, Errno errno) {
-        return plan(new Rule(null, requirePosition(nth), Objects.requireNonNull(errno, "errno"), false, false));
+        Objects.requireNonNull(errno, "errno");
+        return failAnyCall(nth, verb -> errno);
+    }
+
+    /**
+     * The {@code nth} provider call (1-based) of any verb fails, once, with the errno {@code errnoOfVerb}
+     * gives for the verb that call turns out to be; {@link #typicalErrno} is the usual choice for a sweep.
+     */
+    public FaultPlan failAnyCall(int nth, Function<String, Errno> errnoOfVerb) {
+        return plan(new Rule(null, requirePosition(nth), Objects.requireNonNull(errnoOfVerb, "errnoOfVerb"), false,
+                false));
+    }
+
+    /**
+     * The errno the kernel or libibverbs typically refuses {@code verb} with, for sweeps that fail every
+     * call in turn: ENOMEM for what allocates (creates, allocs, registrations, opens, attaches, and the
+     * posts, which answer ENOMEM on a full queue), EBUSY for the releases (a destroy refused while in
+     * use), EINVAL for {@code ibv_modify_qp}, EIO for the rest (queries, polls, arming, event waits).
+     */
+    public static Errno typicalErrno(String verb) {
+        String v = verb.startsWith("ibv_") ? verb.substring(4) : verb;
+        if (v.startsWith("destroy") || v.startsWith("dealloc") || v.startsWith("dereg") || v.startsWith("close")
+                || v.startsWith("detach")) {
+            return Errno.EBUSY;
+        }
+        if (v.startsWith("create") || v.startsWith("alloc") || v.startsWith("reg") || v.startsWith("open")
+                || v.startsWith("attach") || v.startsWith("post") || v.equals("get_device_list")) {
+            return Errno.ENOMEM;
+        }
+        return v.equals("modify_qp") ? Errno.EINVAL : Errno.EIO;
     }
 
     /**
@@ -82,7 +109,7 @@ public final class FaultPlan {
      * that call fails with EIO. {@code ibv_get_device_list} has no device: there only the call fails.
      */
     public FaultPlan deviceFatalAt(String verb, int nth) {
-        return plan(new Rule(requireVerb(verb), requirePosition(nth), Errno.EIO, false, true));
+        return plan(new Rule(requireVerb(verb), requirePosition(nth), constant(Errno.EIO), false, true));
     }
 
     /** No faults planned any more; the counts are kept. */
@@ -127,7 +154,7 @@ public final class FaultPlan {
         }
         for (Rule rule : rules) {
             if (rule.matches(verb, call, ofVerb)) {
-                InjectedFault fault = new InjectedFault(verb, call, rule.errno, rule.deviceFatal);
+                InjectedFault fault = new InjectedFault(verb, call, rule.errno.apply(verb), rule.deviceFatal);
                 injected.add(fault);
                 return fault;
             }
@@ -138,6 +165,11 @@ public final class FaultPlan {
     private FaultPlan plan(Rule rule) {
         rules.add(rule);
         return this;
+    }
+
+    private static Function<String, Errno> constant(Errno errno) {
+        Objects.requireNonNull(errno, "errno");
+        return verb -> errno;
     }
 
     private static String requireVerb(String verb) {
@@ -157,7 +189,8 @@ public final class FaultPlan {
     }
 
     /** One planned fault; {@code verb == null} positions over all verbs. */
-    private record Rule(@Nullable String verb, long nth, Errno errno, boolean andLater, boolean deviceFatal) {
+    private record Rule(@Nullable String verb, long nth, Function<String, Errno> errno, boolean andLater,
+            boolean deviceFatal) {
 
         boolean matches(String calledVerb, long call, long ofVerb) {
             if (verb == null) {
@@ -173,7 +206,7 @@ public final class FaultPlan {
         List<String> planned = new ArrayList<>();
         for (Rule r : rules) {
             planned.add((r.deviceFatal ? "device fatal at " : "fail ") + (r.verb == null ? "any call" : r.verb)
-                    + " #" + r.nth + (r.andLater ? " and later" : "") + (r.deviceFatal ? "" : " with " + r.errno.name()));
+                    + " #" + r.nth + (r.andLater ? " and later" : ""));
         }
         return "FaultPlan[calls=" + calls.get() + ", planned=" + planned + "]";
     }

@@ -1,0 +1,183 @@
+package io.rdmaverbs.verbs.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+
+import io.rdmaverbs.verbs.ClosePolicy;
+import io.rdmaverbs.verbs.CloseReport;
+import io.rdmaverbs.verbs.ResourceKind;
+import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.VerbsResource;
+import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
+import io.rdmaverbs.verbs.provider.simulated.FaultPlan;
+import io.rdmaverbs.verbs.provider.simulated.ResourceCounts;
+import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One scenario swept with a fault at each provider call in turn, as SQLite fails its N-th allocation
+ * for every N: a clean run counts the calls, then run k fails call k ({@link FaultPlan#failAnyCall},
+ * errno {@link FaultPlan#typicalErrno}). The scenario may fail because of the fault; what must hold
+ * after every run is that the graph told the truth about the simulated kernel, both after the
+ * scenario and after the final cascade, and that a retried cascade leaves nothing allocated and no
+ * thread of the run running.
+ */
+final class FaultSweep {
+
+    /**
+     * What a sweep covered: the runs made, the runs in which a fault was actually injected, and whether
+     * it went position by position (else verb by verb).
+     */
+    record Coverage(int runs, int injectionPoints, boolean everyPosition) {
+    }
+
+    /**
+     * Above this many calls a scenario is one whose threads spin on the data path (pollers racing a
+     * close): its calls are neither countable in advance nor worth a run each, so it is swept verb by
+     * verb instead, failing the first {@link #OCCURRENCES_PER_VERB} calls of each verb it makes.
+     */
+    static final int MAX_POSITIONS = 400;
+    static final int OCCURRENCES_PER_VERB = 6;
+
+    private static final Duration THREAD_GRACE = Duration.ofSeconds(2);
+
+    private final DeviceProfile profile;
+    private final Scenario scenario;
+
+    FaultSweep(DeviceProfile profile, Scenario scenario) {
+        this.profile = profile;
+        this.scenario = scenario;
+    }
+
+    Coverage sweep() throws Exception {
+        FaultPlan clean = run(plan -> { }, true);
+        int runs = 1;
+        int injected = 0;
+        if (clean.calls() <= MAX_POSITIONS) {
+            for (int k = 1; k <= clean.calls(); k++) {
+                int position = k;
+                injected += run(plan -> plan.failAnyCall(position, FaultPlan::typicalErrno), false).injected().size();
+                runs++;
+            }
+            return new Coverage(runs, injected, true);
+        }
+        for (Map.Entry<String, Long> verb : clean.callsByVerb().entrySet()) {
+            for (int n = 1; n <= Math.min(verb.getValue(), OCCURRENCES_PER_VERB); n++) {
+                int nth = n;
+                injected += run(plan -> plan.failCall(verb.getKey(), nth, FaultPlan.typicalErrno(verb.getKey())), false)
+                        .injected().size();
+                runs++;
+            }
+        }
+        return new Coverage(runs, injected, false);
+    }
+
+    /**
+     * One run of the scenario on a fresh provider with {@code faults} planned, then the checks.
+     *
+     * @return the run's fault plan, with its counts and what it injected (nothing when a timing
+     *         dependent run made fewer calls than the clean one)
+     */
+    private FaultPlan run(Consumer<FaultPlan> planned, boolean clean) throws Exception {
+        SimulatedProvider sim = SimulatedProvider.of(profile);
+        FaultPlan faults = sim.faults();
+        planned.accept(faults);
+        Set<Thread> threadsBefore = liveThreads();
+        VerbsTarget target = new VerbsTarget(profile.name(), () -> sim, profile.name(), false);
+        @Nullable ScenarioRun run = null;
+        try {
+            run = ScenarioRun.start(target);
+            scenario.body().run(run);
+        } catch (Throwable expectedWhenAFaultHit) {
+            if (clean) {
+                throw new AssertionError("the clean run of '" + scenario.name() + "' failed", expectedWhenAFaultHit);
+            }
+        }
+        String at = "'" + scenario.name() + "' on " + profile.name() + " with " + faults.injected();
+        if (run != null) {
+            List<Verbs> graphs = new ArrayList<>(run.otherGraphs());
+            graphs.add(run.verbs());
+            assertGraphsTellTheTruth(sim, graphs, at + ", after the scenario");
+            for (Verbs graph : graphs) {
+                CloseReport cascade = graph.close(ClosePolicy.CASCADE);
+                assertGraphsTellTheTruth(sim, graphs, at + ", after the final cascade");
+                if (!cascade.isComplete()) {
+                    // Only an injected release failure may stop the cascade; a retry then finishes it.
+                    assertThat(cascade.left()).as(at).allSatisfy(left -> assertThat(faults.injected()).as(at)
+                            .isNotEmpty());
+                    assertThat(graph.close(ClosePolicy.CASCADE).left()).as(at + ", the retried cascade").isEmpty();
+                }
+                assertThat(graph.resources()).as(at + ": the graph after its cascade").isEmpty();
+            }
+        }
+        ResourceCounts counts = sim.resourceCounts(profile.name());
+        assertThat(counts.contexts() + counts.objects()).as(at + ": %s", counts).isZero();
+        assertThat(sim.leakedObjects()).as(at).isEmpty();
+        assertNoThreadLeftRunning(threadsBefore, at);
+        return faults;
+    }
+
+    /**
+     * The resources the graphs hold open, by kind, equal the objects the simulated kernel holds: a
+     * resource the graph calls open whose object is gone, or an object the graph forgot, breaks it.
+     * XRC domains are shared per inode and counted once by the kernel, and an XRC receive QP lives on
+     * while a registration holds it, so those two are compared only as present or absent.
+     */
+    private void assertGraphsTellTheTruth(SimulatedProvider sim, List<Verbs> graphs, String at) {
+        Map<ResourceKind, Integer> open = new EnumMap<>(ResourceKind.class);
+        for (Verbs graph : graphs) {
+            for (VerbsResource r : graph.resources()) {
+                open.merge(r.kind(), 1, Integer::sum);
+            }
+        }
+        ResourceCounts kernel = sim.resourceCounts(profile.name());
+        Map<String, Integer> graphSays = Map.of(
+                "contexts", open.getOrDefault(ResourceKind.DEVICE_CONTEXT, 0),
+                "pds", open.getOrDefault(ResourceKind.PROTECTION_DOMAIN, 0),
+                "compChannels", open.getOrDefault(ResourceKind.COMPLETION_CHANNEL, 0),
+                "cqs", open.getOrDefault(ResourceKind.COMPLETION_QUEUE, 0),
+                "srqs", open.getOrDefault(ResourceKind.SHARED_RECEIVE_QUEUE, 0),
+                "mrs", open.getOrDefault(ResourceKind.MEMORY_REGION, 0),
+                "ahs", open.getOrDefault(ResourceKind.ADDRESS_HANDLE, 0),
+                "xrcds", Math.min(1, open.getOrDefault(ResourceKind.XRC_DOMAIN, 0)),
+                "qps", open.containsKey(ResourceKind.XRC_RECEIVE_QP_REGISTRATION)
+                        ? Math.min(1, open.getOrDefault(ResourceKind.QUEUE_PAIR, 0) + 1)
+                        : open.getOrDefault(ResourceKind.QUEUE_PAIR, 0));
+        Map<String, Integer> kernelHas = Map.of(
+                "contexts", kernel.contexts(), "pds", kernel.pds(), "compChannels", kernel.compChannels(),
+                "cqs", kernel.cqs(), "srqs", kernel.srqs(), "mrs", kernel.mrs(), "ahs", kernel.ahs(),
+                "xrcds", Math.min(1, kernel.xrcds()),
+                "qps", open.containsKey(ResourceKind.XRC_RECEIVE_QP_REGISTRATION) ? Math.min(1, kernel.qps())
+                        : kernel.qps());
+        assertThat(graphSays).as(at + ": the graph's open resources against the simulated kernel's %s", kernel)
+                .isEqualTo(kernelHas);
+    }
+
+    private static Set<Thread> liveThreads() {
+        return new HashSet<>(Thread.getAllStackTraces().keySet());
+    }
+
+    /** Threads the run started that are not daemons must end (an executor shut down takes a moment). */
+    private static void assertNoThreadLeftRunning(Set<Thread> before, String at) throws InterruptedException {
+        long deadline = System.nanoTime() + THREAD_GRACE.toNanos();
+        List<Thread> left;
+        do {
+            left = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> !before.contains(t) && t.isAlive() && !t.isDaemon()).toList();
+            if (left.isEmpty()) {
+                return;
+            }
+            Thread.sleep(5);
+        } while (System.nanoTime() < deadline);
+        assertThat(left).as(at + ": threads the run started and left running").isEmpty();
+    }
+}
