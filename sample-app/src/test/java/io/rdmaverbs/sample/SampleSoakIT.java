@@ -99,6 +99,8 @@ class SampleSoakIT {
         }
 
         String taken = accessLogOf(accessLog);
+        assertThat(taken).as("the access log names each request as the check below reads it")
+                .contains("GET /rdma/exchange?message=c0-0 HTTP/1.1 200");
         for (String request : unansweredAfterSigterm) {
             if (taken.contains(request + " HTTP/1.1")) {
                 tally.defect(request + ": taken by the server after SIGTERM, its answer lost");
