@@ -30,6 +30,8 @@ import org.springframework.stereotype.Service;
  * An RC send/receive between two connected queue pairs of the same device, with completions delivered
  * through the completion channel: post the receive, arm the CQ, post the send, wait for events,
  * acknowledge them, re-arm, poll. The resources are the beans declared in {@code application.yml}.
+ * An error completion (a port that is down, a dead device) ends the exchange at once with a
+ * {@link CompletionFailedException}, and the next exchange first resets and reconnects the pair.
  */
 @Service
 public class LoopbackExchange implements DisposableBean {
