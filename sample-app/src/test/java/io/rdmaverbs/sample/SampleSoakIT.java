@@ -73,6 +73,8 @@ class SampleSoakIT {
     @Test
     void answersEveryRequestUnderFaultsAndResourceChurnThenExitsOnSigtermLeavingTheDeviceEmpty() throws Exception {
         Path accessLog = Path.of(System.getProperty("sample.log")).resolveSibling("sample-soak-access");
+        // Tomcat appends to the day's file: a previous run's requests would pass for this run's.
+        deleteAccessLogs(accessLog);
         sample = SampleProcess.start("sample-soak.log", List.of(), "--rdma.verbs.teardown.timeout=2s",
                 // Which requests the server took, whatever became of their answers.
                 "--server.tomcat.accesslog.enabled=true", "--server.tomcat.accesslog.directory=" + accessLog,
@@ -235,6 +237,16 @@ class SampleSoakIT {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
+        }
+    }
+
+    private static void deleteAccessLogs(Path directory) throws IOException {
+        if (Files.isDirectory(directory)) {
+            try (Stream<Path> files = Files.list(directory)) {
+                for (Path file : files.toList()) {
+                    Files.delete(file);
+                }
+            }
         }
     }
 
