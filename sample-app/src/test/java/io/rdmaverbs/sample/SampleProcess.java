@@ -66,6 +66,16 @@ final class SampleProcess implements AutoCloseable {
     }
 
     /**
+     * {@code method path} with its own timeout, and whatever comes back: no status is asserted, and a
+     * refused connection or a timeout is thrown as the client sees it (the soak classifies them).
+     */
+    HttpResponse<String> request(String method, String path, Duration timeout) throws IOException,
+            InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(base + path)).method(method,
+                HttpRequest.BodyPublishers.noBody()).timeout(timeout).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
      * Sends SIGTERM and waits for the exit, which must come within {@code bound} with the JVM's status
      * for SIGTERM (143).
      *

@@ -13,10 +13,13 @@ import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.QueuePair;
 import io.rdmaverbs.verbs.ReceiveRequest;
 import io.rdmaverbs.verbs.SendRequest;
+import io.rdmaverbs.verbs.attr.QpModification;
+import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -27,6 +30,8 @@ import org.springframework.stereotype.Service;
  * An RC send/receive between two connected queue pairs of the same device, with completions delivered
  * through the completion channel: post the receive, arm the CQ, post the send, wait for events,
  * acknowledge them, re-arm, poll. The resources are the beans declared in {@code application.yml}.
+ * An error completion (a port that is down, a dead device) ends the exchange at once with a
+ * {@link CompletionFailedException}, and the next exchange first resets and reconnects the pair.
  */
 @Service
 public class LoopbackExchange implements DisposableBean {
@@ -46,7 +51,10 @@ public class LoopbackExchange implements DisposableBean {
     private final SendRequest send;
     private final ReceiveRequest receive;
     private final WorkCompletions completions;
+    private final DeviceContext context;
     private long sequence;
+    /** An exchange failed: the pair is in ERR (or holds a stale receive) until it is reset and reconnected. */
+    private boolean broken;
 
     public LoopbackExchange(DeviceContext context, @Qualifier("requester") QueuePair requester,
             @Qualifier("responder") QueuePair responder, @Qualifier("cq") CompletionQueue cq,
@@ -56,14 +64,9 @@ public class LoopbackExchange implements DisposableBean {
         this.cq = cq;
         this.events = events;
         this.buffers = buffers;
+        this.context = context;
         var path = PortAddress.of(context);
-        var mtu = PortAddress.pathMtu(context);
-        requester.toInit(PortAddress.PORT, QueuePair.remoteReadWrite());
-        responder.toInit(PortAddress.PORT, QueuePair.remoteReadWrite());
-        requester.toReadyToReceive(path, responder.qpNum(), 0, mtu);
-        responder.toReadyToReceive(path, requester.qpNum(), 0, mtu);
-        requester.toReadyToSend(0);
-        responder.toReadyToSend(0);
+        PortAddress.connect(context, requester, responder);
         this.send = requester.newSendRequest(1);
         this.receive = responder.newReceiveRequest(1);
         this.completions = cq.newWorkCompletions(4);
@@ -93,8 +96,13 @@ public class LoopbackExchange implements DisposableBean {
         MemorySegment memory = buffers.segment();
         memory.asSlice(RECEIVE_OFFSET, MAX_MESSAGE).fill((byte) 0);
         MemorySegment.copy(payload, 0, memory, ValueLayout.JAVA_BYTE, SEND_OFFSET, payload.length);
+        if (broken) {
+            reconnect();
+        }
         long id = ++sequence;
         long started = System.nanoTime();
+        // Until both completions arrived, a failure leaves the pair unusable: reconnect before the next.
+        broken = true;
         responder.postReceive(receive.clear().wrId(id).single(buffers, RECEIVE_OFFSET, MAX_MESSAGE));
         cq.requestNotification(false);
         requester.postSend(send.clear().wrId(id).single(buffers, SEND_OFFSET, payload.length));
@@ -104,7 +112,7 @@ public class LoopbackExchange implements DisposableBean {
         int bytes = 0;
         int eventCount = 0;
         boolean acknowledged = true;
-        while (sendStatus == null || receiveStatus == null) {
+        while ((sendStatus == null || receiveStatus == null) && !failed(sendStatus) && !failed(receiveStatus)) {
             Optional<CompletionQueue> event = events.awaitEvent(WAIT);
             if (event.isEmpty()) {
                 throw new IllegalStateException("no completion event within " + WAIT);
@@ -129,6 +137,15 @@ public class LoopbackExchange implements DisposableBean {
                 }
             }
         }
+        if (failed(sendStatus) || failed(receiveStatus)) {
+            // An RC error completion moves the QP to ERR (ibv_poll_cq(3)); the peer's receive may stay posted.
+            throw new CompletionFailedException("RC exchange #" + id + " on qp '" + requester.name() + "' -> qp '"
+                    + responder.name() + "' on " + context.device().name() + " failed: send "
+                    + (sendStatus == null ? "not completed" : sendStatus) + ", receive "
+                    + (receiveStatus == null ? "not completed" : receiveStatus)
+                    + "; the pair is reset and reconnected before the next exchange");
+        }
+        broken = false;
         long micros = (System.nanoTime() - started) / 1000;
         String received = new String(memory.asSlice(RECEIVE_OFFSET, bytes).toArray(ValueLayout.JAVA_BYTE),
                 StandardCharsets.UTF_8);
@@ -137,6 +154,23 @@ public class LoopbackExchange implements DisposableBean {
         log.info("RC exchange #{}: {} bytes, send {}, receive {}, {} event(s){}, {} us", id, bytes, sendStatus,
                 receiveStatus, eventCount, acknowledged ? "" : " (one left unacknowledged)", micros);
         return result;
+    }
+
+    private static boolean failed(@Nullable String status) {
+        return status != null && !status.equals(WcStatus.SUCCESS.name());
+    }
+
+    /** ERR (or RTS with a stale receive) to RESET, which drops every posted WR, then RTS again. */
+    private void reconnect() {
+        requester.modify(QpModification.to(QpState.RESET));
+        responder.modify(QpModification.to(QpState.RESET));
+        while (cq.poll(completions) > 0) {
+            // Completions of the failed exchange (flushed or late) must not pass for the next one's.
+        }
+        PortAddress.connect(context, requester, responder);
+        broken = false;
+        log.info("RC loopback reconnected after a failed exchange: QP {} <-> QP {}", requester.qpNum(),
+                responder.qpNum());
     }
 
     @Override

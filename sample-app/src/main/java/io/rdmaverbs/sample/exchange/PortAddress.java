@@ -1,6 +1,7 @@
 package io.rdmaverbs.sample.exchange;
 
 import io.rdmaverbs.verbs.DeviceContext;
+import io.rdmaverbs.verbs.QueuePair;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.LinkLayer;
 import io.rdmaverbs.verbs.attr.Mtu;
@@ -21,6 +22,18 @@ final class PortAddress {
             return AddressVector.infiniband(PORT, port.lid());
         }
         return AddressVector.roce(PORT, context.queryGid(PORT, 0), 0);
+    }
+
+    /** Brings two RC QPs of {@code context}'s port from RESET to RTS, each the other's remote QP. */
+    static void connect(DeviceContext context, QueuePair a, QueuePair b) {
+        AddressVector path = of(context);
+        Mtu mtu = pathMtu(context);
+        a.toInit(PORT, QueuePair.remoteReadWrite());
+        b.toInit(PORT, QueuePair.remoteReadWrite());
+        a.toReadyToReceive(path, b.qpNum(), 0, mtu);
+        b.toReadyToReceive(path, a.qpNum(), 0, mtu);
+        a.toReadyToSend(0);
+        b.toReadyToSend(0);
     }
 
     static Mtu pathMtu(DeviceContext context) {

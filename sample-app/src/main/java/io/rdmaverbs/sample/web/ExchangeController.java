@@ -12,7 +12,10 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code GET /rdma/exchange?message=...} (RC) and {@code GET /rdma/xrc?message=...} (XRC). */
+/**
+ * {@code GET /rdma/exchange?message=...} (RC) and {@code GET /rdma/xrc?message=...} (XRC). A failed verb
+ * or an error completion answers 503 with a body naming it ({@link TrafficFailureAdvice}).
+ */
 @RestController
 @RequestMapping("/rdma")
 class ExchangeController {
