@@ -183,6 +183,24 @@ class FailureAnalyzersTests {
                 + "queues of device 'main': [cq0, cq1]");
     }
 
+    @Test
+    void aBlankGuidIsADeclarationErrorNamingTheProperty() {
+        FailureAnalysis analysis = analyze(new InvalidDeclarationFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues(MAIN + ".name=rxe0", MAIN + ".guid="));
+        assertThat(analysis.getDescription()).contains(MAIN + ".guid is blank");
+        assertThat(analysis.getAction()).contains("Remove " + MAIN + ".guid");
+    }
+
+    @Test
+    void anExclusiveXrcDomainThatIsNotCreatedIsADeclarationErrorNamingTheProperty() {
+        FailureAnalysis analysis = analyze(new InvalidDeclarationFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues(MAIN + ".name=rxe0", MAIN + ".xrc-domains.x0.exclusive=true",
+                        MAIN + ".xrc-domains.x0.create=false"));
+        assertThat(analysis.getDescription()).contains(MAIN + ".xrc-domains.x0.exclusive")
+                .contains("without create (O_CREAT)");
+        assertThat(analysis.getAction()).contains("Set " + MAIN + ".xrc-domains.x0.create to true");
+    }
+
     private static <T extends Throwable> FailureAnalysis analyze(AbstractFailureAnalyzer<T> analyzer,
             ApplicationContextRunner runner) {
         FailureAnalysis[] analysis = new FailureAnalysis[1];
