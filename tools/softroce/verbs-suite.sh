@@ -36,6 +36,7 @@ set +e
      -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
      --select-class io.rdmaverbs.verbs.scenario.ScenarioSuiteTest \
      --select-class io.rdmaverbs.sample.NativeShutdownLeakTest \
+     --select-class io.rdmaverbs.verbs.provider.ffm.RdmaCmNativeTest \
      --reports-dir "$SOFTROCE_SHARE/junit" --disable-banner --disable-ansi-colors --details=tree'
 rc=$?
 "$here/junit-summary.sh" --min-tests 20 "$out/junit"

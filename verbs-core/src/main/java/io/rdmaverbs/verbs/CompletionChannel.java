@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.rdmaverbs.verbs.error.VerbsException;
@@ -34,6 +36,8 @@ public final class CompletionChannel extends VerbsResource {
      * wake reached it.
      */
     static final long WAIT_SLICE_MILLIS = 100;
+    /** How long a waiter steps aside for a CQ destroy before it looks again. */
+    private static final long STEP_ASIDE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
     final CompChannelHandle handle;
     /* Kept rather than asked of the provider per call: the event loop asks every slice. */
@@ -47,6 +51,11 @@ public final class CompletionChannel extends VerbsResource {
     final ReentrantLock eventLock = new ReentrantLock();
     /** Bumped by {@link #wakeWaiters()}: a waiter that saw it change returns empty. */
     private final AtomicLong wakes = new AtomicLong();
+    /**
+     * The CQ destroys waiting for {@link #eventLock}: while there are any, waiters keep out of
+     * {@code getCqEvent}, so that a destroy does not wait a slice for each of them in turn.
+     */
+    private final AtomicInteger cqDestroys = new AtomicInteger();
 
     CompletionChannel(DeviceContext context, CompChannelHandle handle, @Nullable String name) {
         super(context.verbs, ResourceKind.COMPLETION_CHANNEL, List.of(context), name);
@@ -83,12 +92,22 @@ public final class CompletionChannel extends VerbsResource {
             long slice = Math.min(remainingMillis, WAIT_SLICE_MILLIS);
             enter();
             try {
+                if (cqDestroys.get() > 0) {
+                    LockSupport.parkNanos(STEP_ASIDE_NANOS);
+                    continue;
+                }
                 if (!eventLock.tryLock(slice, TimeUnit.MILLISECONDS)) {
                     continue;
                 }
                 try {
                     if (wakes.get() != woken) {
                         return Optional.empty();
+                    }
+                    // A close or a CQ destroy that began while this thread waited for the lock woke only
+                    // the waiter then inside getCqEvent: do not go in for a slice after it.
+                    checkOpen();
+                    if (cqDestroys.get() > 0) {
+                        continue;
                     }
                     CqHandle cqHandle = cqVerbs.getCqEvent(handle, slice);
                     if (cqHandle != null) {
@@ -125,6 +144,26 @@ public final class CompletionChannel extends VerbsResource {
     public void wakeWaiters() {
         wakes.incrementAndGet();
         wakeWaitersIfOpen();
+    }
+
+    /**
+     * Takes {@link #eventLock} for the destroy of one of this channel's CQs, waking the waiter inside
+     * {@code getCqEvent} (which holds the lock for up to a slice) and keeping the others out until
+     * {@link #unlockAfterCqDestroy()}.
+     */
+    void lockForCqDestroy() {
+        cqDestroys.incrementAndGet();
+        try {
+            cqVerbs.wakeCqEventWaiters(handle);
+        } catch (RuntimeException e) {
+            // Best effort: the destroy then waits for the waiter's slice.
+        }
+        eventLock.lock();
+    }
+
+    void unlockAfterCqDestroy() {
+        eventLock.unlock();
+        cqDestroys.decrementAndGet();
     }
 
     @Override

@@ -87,6 +87,8 @@ public final class CompletionQueue extends VerbsResource {
         enter();
         try {
             return cqVerbs.pollCq(handle, completions, completions.capacity());
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
         } finally {
             exit();
         }
@@ -111,7 +113,8 @@ public final class CompletionQueue extends VerbsResource {
 
     /**
      * {@code ibv_ack_cq_events}. Acknowledging more than were delivered is refused: libibverbs would
-     * count them and make the CQ's destroy wait forever.
+     * count them and make the CQ's destroy wait forever. The events stay counted as unacknowledged
+     * unless the native acknowledgement succeeds.
      */
     public void acknowledgeEvents(int count) {
         if (count < 1) {
@@ -119,14 +122,28 @@ public final class CompletionQueue extends VerbsResource {
         }
         enter();
         try {
-            takeUnacknowledged(count);
-            cqVerbs.ackCqEvents(handle, count);
+            // Taken before the native call, so that two threads cannot both acknowledge the same events.
+            @Nullable EventTaken oldest = takeUnacknowledged(count);
+            try {
+                cqVerbs.ackCqEvents(handle, count);
+            } catch (RuntimeException e) {
+                giveBackUnacknowledged(count, oldest);
+                throw e instanceof VerbsException v ? v.about(ref().toString()) : e;
+            }
         } finally {
             exit();
         }
     }
 
-    private void takeUnacknowledged(int count) {
+    /** Undoes {@link #takeUnacknowledged}: the events were not acknowledged, and their run goes on. */
+    private void giveBackUnacknowledged(int count, @Nullable EventTaken oldest) {
+        if (unacknowledged.getAndAdd(count) == 0 && oldest != null) {
+            oldestUnacknowledged.compareAndSet(null, oldest);
+        }
+    }
+
+    /** Counts {@code count} events as acknowledged; returns the start of their run. */
+    private @Nullable EventTaken takeUnacknowledged(int count) {
         for (;;) {
             EventTaken oldest = oldestUnacknowledged.get();
             int n = unacknowledged.get();
@@ -139,7 +156,7 @@ public final class CompletionQueue extends VerbsResource {
                     // Only the run read before the count reached zero: an event delivered meanwhile began a new one.
                     oldestUnacknowledged.compareAndSet(oldest, null);
                 }
-                return;
+                return oldest;
             }
         }
     }
@@ -253,7 +270,7 @@ public final class CompletionQueue extends VerbsResource {
             return;
         }
         // No event may be read for this CQ between the check below and the destroy.
-        channel.eventLock.lock();
+        channel.lockForCqDestroy();
         try {
             if (cascading) {
                 acknowledgeAll();
@@ -267,7 +284,7 @@ public final class CompletionQueue extends VerbsResource {
             cqVerbs.destroyCq(handle);
         } finally {
             cascading = false;
-            channel.eventLock.unlock();
+            channel.unlockAfterCqDestroy();
         }
     }
 }

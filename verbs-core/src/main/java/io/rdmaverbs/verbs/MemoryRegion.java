@@ -94,8 +94,23 @@ public final class MemoryRegion extends VerbsResource {
     @Override
     void release() {
         provider.memoryRegionVerbs().deregMr(handle);
-        if (ownedMemory != null) {
+    }
+
+    /**
+     * Closes the arena {@link ProtectionDomain#allocateMemory} made. Its close fails while another thread
+     * still uses the memory (a downcall holding the segment): the region is deregistered all the same, and
+     * the memory stays allocated, which is reported.
+     */
+    @Override
+    void freeOwned() {
+        if (ownedMemory == null) {
+            return;
+        }
+        try {
             ownedMemory.close();
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("the " + segment.byteSize() + " bytes " + ref() + " allocated stay "
+                    + "allocated: they are still in use (" + e.getMessage() + ")", e);
         }
     }
 }

@@ -80,19 +80,31 @@ public final class ProtectionDomain extends VerbsResource {
         if (size <= 0) {
             throw new IllegalArgumentException("a memory region needs at least one byte, asked for " + size);
         }
-        // max_mr_size is a u64: soft-RoCE reports 0xffffffffffffffff.
-        if (Long.compareUnsigned(size, context.attributes().maxMrSize()) > 0) {
+        // max_mr_size is a u64: soft-RoCE reports 0xffffffffffffffff, which bounds nothing.
+        long maxMrSize = context.attributes().maxMrSize();
+        if (Long.compareUnsigned(size, maxMrSize) > 0) {
             throw new IllegalArgumentException("a memory region on " + context.device().name() + " is at most "
-                    + context.attributes().maxMrSize() + " bytes (max_mr_size), asked for " + size);
+                    + Long.toUnsignedString(maxMrSize) + " bytes (max_mr_size), asked for " + size);
         }
         checkAccess(access);
         Arena arena = Arena.ofShared();
+        MemorySegment buffer;
         try {
-            MemorySegment buffer = arena.allocate(size, 4096);
+            buffer = arena.allocate(size, 4096);
+        } catch (OutOfMemoryError e) {
+            // The arena's answer to a size no malloc can satisfy is a bare OutOfMemoryError.
+            arena.close();
+            throw new IllegalArgumentException("could not allocate " + size + " bytes of native memory for a memory "
+                    + "region on " + context.device().name() + " (max_mr_size allows "
+                    + Long.toUnsignedString(maxMrSize) + "): the process cannot have that much; register smaller "
+                    + "regions", e);
+        }
+        try {
             return verbs.create(this, List.of(this),
                     () -> new MemoryRegion(this, provider.memoryRegionVerbs().regMr(handle, buffer,
                             AccessFlag.mask(access)), buffer, access, arena, name));
         } catch (RuntimeException | Error e) {
+            // Not registered: nothing else can hold the memory.
             arena.close();
             throw e;
         }

@@ -2,6 +2,7 @@ package io.rdmaverbs.verbs;
 
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.error.Errno;
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
@@ -23,6 +24,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class Teardown {
 
+    private static final System.Logger LOG = System.getLogger(Teardown.class.getName());
     private static final Map<ClosePolicy, Teardown> BY_POLICY = new EnumMap<>(ClosePolicy.class);
 
     static {
@@ -134,6 +136,7 @@ final class Teardown {
                     r.lifetime.endClosing();
                 }
             }
+            freeOwned(r);
             // Only an ATTEMPT gets here with dependents: the release verb succeeded although the graph
             // predicted EBUSY for them. Their native objects are no longer vouched for, so they end without
             // a release verb of their own. (Not a device context: its dependents make ibv_close_device(3)
@@ -142,6 +145,18 @@ final class Teardown {
                 defunct(d, "its " + r.kind().shortName() + " " + r.name() + " was released under it");
             }
             r.verbs.fireClosed(r);
+        }
+    }
+
+    /**
+     * The native object is gone, so the resource is closed whatever happens here: a failure to free what
+     * it owned is reported, never turned into a failed close of a resource that no longer exists.
+     */
+    private static void freeOwned(VerbsResource r) {
+        try {
+            r.freeOwned();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, () -> r + " was released, but freeing what it owned failed", e);
         }
     }
 
@@ -205,6 +220,7 @@ final class Teardown {
                 defunct(d, because);
             }
             r.markClosed("defunct: " + because);
+            freeOwned(r);
             r.verbs.fireClosed(r);
         }
     }

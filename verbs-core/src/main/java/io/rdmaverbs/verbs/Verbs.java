@@ -1,5 +1,6 @@
 package io.rdmaverbs.verbs;
 
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.error.Errno;
@@ -34,6 +36,8 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  */
 public final class Verbs implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(Verbs.class.getName());
 
     private final VerbsProvider provider;
     private final AtomicLong ids = new AtomicLong();
@@ -260,9 +264,7 @@ public final class Verbs implements AutoCloseable {
         if (h != null) {
             byHandle.put(h, r);
         }
-        for (VerbsListener l : listeners) {
-            l.created(r);
-        }
+        notifyListeners("created", r, l -> l.created(r));
     }
 
     void unregister(VerbsResource r) {
@@ -278,26 +280,34 @@ public final class Verbs implements AutoCloseable {
     }
 
     void fireClosed(VerbsResource r) {
-        for (VerbsListener l : listeners) {
-            l.closed(r);
-        }
+        notifyListeners("closed", r, l -> l.closed(r));
     }
 
     void fireCloseFailed(VerbsResource r, VerbsException e) {
-        for (VerbsListener l : listeners) {
-            l.closeFailed(r, e);
-        }
+        notifyListeners("closeFailed", r, l -> l.closeFailed(r, e));
     }
 
     void fireCloseRefused(VerbsResource r, CloseRefusedException e) {
-        for (VerbsListener l : listeners) {
-            l.closeRefused(r, e);
-        }
+        notifyListeners("closeRefused", r, l -> l.closeRefused(r, e));
     }
 
     void fireAsyncEvent(AsyncEvent e) {
+        notifyListeners("asyncEvent", e, l -> l.asyncEvent(e));
+    }
+
+    /**
+     * Tells every listener, containing what one throws: the change it observes has already happened
+     * natively (a region registered, a QP destroyed), so a listener's failure must neither undo it nor
+     * stop the others from hearing of it, nor abort the close or creation that made it.
+     */
+    private void notifyListeners(String callback, Object subject, Consumer<VerbsListener> call) {
         for (VerbsListener l : listeners) {
-            l.asyncEvent(e);
+            try {
+                call.accept(l);
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                LOG.log(Level.WARNING, () -> "listener " + l + " threw from " + callback + "(" + subject
+                        + "); ignored, the graph is unchanged by it", e);
+            }
         }
     }
 }

@@ -4,7 +4,9 @@ import io.rdmaverbs.verbs.error.VerbsException;
 
 /**
  * Observes the graph: metrics, logs and the Spring application-event bridge are listeners. Called on
- * the thread that made the change; implementations must be quick and must not throw.
+ * the thread that made the change; implementations must be quick. What one throws is logged and
+ * ignored: the change has happened natively, and neither it nor the other listeners may depend on
+ * a listener's success.
  */
 public interface VerbsListener {
 

@@ -336,6 +336,13 @@ public abstract sealed class VerbsResource implements AutoCloseable
     abstract void release();
 
     /**
+     * Frees what the resource owned besides its native object (a region's allocated memory); called once
+     * the release verb succeeded and the resource is closed. Nothing by default.
+     */
+    void freeOwned() {
+    }
+
+    /**
      * The handle events name this resource by (CQ events; QP, CQ and SRQ async events), or null for
      * kinds no event names: only those are indexed.
      */

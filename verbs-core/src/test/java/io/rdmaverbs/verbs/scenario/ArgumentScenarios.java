@@ -52,6 +52,8 @@ final class ArgumentScenarios {
                         ArgumentScenarios::badArgumentsRejectedInJava),
                 new Scenario("the provider answers out-of-range requests with the kernel's errno",
                         ArgumentScenarios::providerAnswersWithKernelErrno),
+                new Scenario("the provider refuses over-limit SRQs and QP SGEs and MR access without LOCAL_WRITE with "
+                        + "EINVAL", ArgumentScenarios::providerRefusesOverLimitCreations),
                 new Scenario("a mask the QP state table rejects is EINVAL naming the attributes, before ibv_modify_qp",
                         ArgumentScenarios::maskTheStateTableRejects),
                 new Scenario("an unknown device is ENODEV naming the devices present",
@@ -205,6 +207,49 @@ final class ArgumentScenarios {
             release.run();
         } catch (VerbsException refused) {
             release.run();
+        }
+    }
+
+    /**
+     * The kernel's own limits, asked below the graph (which refuses some of these in Java first): rxe
+     * answers EINVAL from {@code rxe_srq_chk_init} for max_wr above max_srq_wr and max_sge above
+     * max_srq_sge, from {@code rxe_qp_chk_cap} for max_send_sge above max_sge, and from
+     * {@code ib_check_mr_access} for REMOTE_WRITE without LOCAL_WRITE. Nothing may be left behind: the
+     * scenario's leak check ({@code rdma resource show} before and after, on rxe) sees every refused
+     * object that was half-created.
+     */
+    static void providerRefusesOverLimitCreations(ScenarioRun run) throws Exception {
+        Steps steps = run.steps();
+        VerbsProvider provider = run.provider();
+        ContextHandle ctx = provider.deviceVerbs().openDevice(run.device());
+        try {
+            var attrs = provider.deviceVerbs().queryDevice(ctx);
+            var pd = provider.domainVerbs().allocPd(ctx);
+            try (Arena arena = Arena.ofConfined()) {
+                var srqs = provider.sharedReceiveQueueVerbs();
+                steps.fails("ibv_create_srq with max_srq_wr + 1 work requests", Errno.EINVAL,
+                        () -> srqs.createSrq(ctx, new io.rdmaverbs.verbs.provider.SrqInitSpec(
+                                io.rdmaverbs.verbs.attr.SrqType.BASIC, pd, null, null, attrs.maxSrqWr() + 1, 1, 0)));
+                steps.fails("ibv_create_srq with max_srq_sge + 1 scatter entries", Errno.EINVAL,
+                        () -> srqs.createSrq(ctx, new io.rdmaverbs.verbs.provider.SrqInitSpec(
+                                io.rdmaverbs.verbs.attr.SrqType.BASIC, pd, null, null, 4, attrs.maxSrqSge() + 1, 0)));
+                steps.fails("ibv_reg_mr with REMOTE_WRITE but not LOCAL_WRITE", Errno.EINVAL,
+                        () -> provider.memoryRegionVerbs().regMr(pd, arena.allocate(4096, 4096),
+                                AccessFlag.REMOTE_WRITE.bit()));
+                var cq = provider.completionVerbs().createCq(ctx, 8, null, 0);
+                try {
+                    steps.fails("ibv_create_qp_ex with max_sge + 1 send scatter entries", Errno.EINVAL,
+                            () -> provider.queuePairVerbs().createQp(ctx, new io.rdmaverbs.verbs.provider.QpInitSpec(
+                                    QpType.RC, pd, null, cq, cq, null,
+                                    new QpCapabilities(4, 4, attrs.maxSge() + 1, 1, 0), true)));
+                } finally {
+                    provider.completionVerbs().destroyCq(cq);
+                }
+            } finally {
+                provider.domainVerbs().deallocPd(pd);
+            }
+        } finally {
+            provider.deviceVerbs().closeDevice(ctx);
         }
     }
 

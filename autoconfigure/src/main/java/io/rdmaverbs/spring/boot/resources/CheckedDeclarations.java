@@ -143,7 +143,13 @@ public final class CheckedDeclarations {
         void device(String deviceKey, Device device) {
             String path = Declarations.devicePath(deviceKey);
             devices.put(deviceKey, device);
-            if (device.guid() != null && !device.guid().isBlank()) {
+            if (device.guid() != null && device.guid().isBlank()) {
+                // Binding gives "" for `guid:` with nothing after it; selecting by it would fail later, unexplained.
+                throw new InvalidDeclarationException(path + ".guid", path + ".guid is blank", "Remove "
+                        + path + ".guid to select the device by name (or by its key), or write its node GUID as "
+                        + "ibv_devices prints it (0002:c903:0001:2345)");
+            }
+            if (device.guid() != null) {
                 try {
                     DeviceInfo.parseGuid(device.guid());
                 } catch (IllegalArgumentException e) {
@@ -157,8 +163,16 @@ public final class CheckedDeclarations {
                 add(device.protectionDomains().get(i), ResourceKind.PROTECTION_DOMAIN, deviceKey,
                         path + ".protection-domains[" + i + "]");
             }
-            device.xrcDomains().keySet().forEach(k -> add(k, ResourceKind.XRC_DOMAIN, deviceKey,
-                    path + ".xrc-domains." + k));
+            device.xrcDomains().forEach((k, xrcd) -> {
+                String xrcdPath = path + ".xrc-domains." + k;
+                if (xrcd.exclusive() && !xrcd.create()) {
+                    throw new InvalidDeclarationException(xrcdPath + ".exclusive", xrcdPath + ".exclusive (O_EXCL) "
+                            + "is set without create (O_CREAT): ibv_open_xrcd(3) defines O_EXCL only together with O_CREAT",
+                            "Set " + xrcdPath + ".create to true to create the domain and fail if it exists, or "
+                                    + "remove " + xrcdPath + ".exclusive to open an existing one");
+                }
+                add(k, ResourceKind.XRC_DOMAIN, deviceKey, xrcdPath);
+            });
             for (int i = 0; i < device.completionChannels().size(); i++) {
                 add(device.completionChannels().get(i), ResourceKind.COMPLETION_CHANNEL, deviceKey,
                         path + ".completion-channels[" + i + "]");

@@ -105,6 +105,21 @@ class CheckedDeclarationsTests {
     }
 
     @Test
+    void aBlankGuidIsRejectedRatherThanFailingAtBeanCreation() {
+        assertThatExceptionOfType(InvalidDeclarationException.class)
+                .isThrownBy(() -> declarations(Map.of(MAIN + ".guid", "")))
+                .satisfies(e -> assertThat(e.property()).isEqualTo(MAIN + ".guid"));
+    }
+
+    @Test
+    void anExclusiveXrcDomainMustBeCreated() {
+        assertThatExceptionOfType(InvalidDeclarationException.class).isThrownBy(() -> declarations(Map.of(
+                MAIN + ".xrc-domains.x0.exclusive", "true",
+                MAIN + ".xrc-domains.x0.create", "false")))
+                .satisfies(e -> assertThat(e.property()).isEqualTo(MAIN + ".xrc-domains.x0.exclusive"));
+    }
+
+    @Test
     void keysMustBeUniqueAcrossDevices() {
         assertThatExceptionOfType(DuplicateResourceKeyException.class).isThrownBy(() -> declarations(Map.of(
                 MAIN + ".protection-domains", "pd0",

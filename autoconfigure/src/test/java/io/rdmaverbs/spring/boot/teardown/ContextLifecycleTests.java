@@ -13,6 +13,7 @@ import io.rdmaverbs.verbs.QueuePair;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.SharedReceiveQueue;
 import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.VerbsListener;
 import io.rdmaverbs.verbs.VerbsResource;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
@@ -58,6 +59,32 @@ class ContextLifecycleTests {
                     assertThat(provider.resourceCounts("rxe0").objects()).isZero();
                     assertThat(provider.resourceCounts("rxe0").contexts()).isZero();
                     assertThat(provider.leakedObjects()).isEmpty();
+                });
+    }
+
+    @Test
+    void aListenerBeanThrowingFromClosedDoesNotStopTheTeardown() {
+        ClosedResources closed = new ClosedResources();
+        Contexts.simulated()
+                .withPropertyValues(Contexts.FULL)
+                .withBean("throwingListener", VerbsListener.class, () -> new VerbsListener() {
+                    @Override
+                    public void closed(VerbsResource resource) {
+                        throw new IllegalStateException("listener bug");
+                    }
+                })
+                .withBean(ClosedResources.class, () -> closed)
+                .run(context -> {
+                    Verbs verbs = context.getBean(Verbs.class);
+                    SimulatedProvider provider = (SimulatedProvider) context.getBean(VerbsProvider.class);
+                    VerbsTeardown teardown = context.getBean(VerbsTeardown.class);
+
+                    context.close();
+
+                    assertThat(closed.names()).containsExactlyElementsOf(Contexts.FULL_RELEASE_ORDER);
+                    assertThat(teardown.report().orElseThrow().isComplete()).isTrue();
+                    assertThat(verbs.resources()).isEmpty();
+                    assertThat(provider.resourceCounts("rxe0").objects()).isZero();
                 });
     }
 

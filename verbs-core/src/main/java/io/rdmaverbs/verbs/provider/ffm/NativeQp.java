@@ -15,16 +15,19 @@ final class NativeQp extends NativeHandle implements QpHandle {
     private final NativeContext context;
     private final QpType type;
     private final int qpNum;
+    /** What the create asked for; {@link #capabilities} is what it returned. */
+    private final QpCapabilities requested;
     private final QpCapabilities capabilities;
     private final MemorySegment postSend;
     private final MemorySegment postRecv;
 
     NativeQp(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, QpType type, int qpNum,
-            QpCapabilities capabilities, MemorySegment postSend, MemorySegment postRecv) {
+            QpCapabilities requested, QpCapabilities capabilities, MemorySegment postSend, MemorySegment postRecv) {
         super(provider, "ibv_qp", pointer);
         this.context = context;
         this.type = type;
         this.qpNum = qpNum;
+        this.requested = requested;
         this.capabilities = capabilities;
         this.postSend = postSend;
         this.postRecv = postRecv;
@@ -38,6 +41,10 @@ final class NativeQp extends NativeHandle implements QpHandle {
     @Override
     public QpType type() {
         return type;
+    }
+
+    QpCapabilities requested() {
+        return requested;
     }
 
     @Override

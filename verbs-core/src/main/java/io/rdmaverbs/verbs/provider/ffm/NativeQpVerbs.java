@@ -7,6 +7,7 @@ import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.mtu;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.own;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.postHint;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.queueDepth;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.requireOp;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.required;
@@ -95,7 +96,7 @@ final class NativeQpVerbs implements QueuePairVerbs {
                                 : "could not create a " + type + " QP on " + c.deviceName() + memlockHint(errno));
             }
             QpCapabilities granted = IbvQpCap.read(attr, IbvQpInitAttrEx.CAP);
-            return register(qp, c, type, granted);
+            return register(qp, c, type, spec.capabilities(), granted);
         }
     }
 
@@ -121,13 +122,15 @@ final class NativeQpVerbs implements QueuePairVerbs {
                                 ? "no " + type + " QP number " + qpNum + " exists in this XRC domain"
                                 : "could not open QP " + qpNum);
             }
-            return register(qp, c, type, new QpCapabilities(0, 0, 0, 0, 0));
+            QpCapabilities none = new QpCapabilities(0, 0, 0, 0, 0);
+            return register(qp, c, type, none, none);
         }
     }
 
-    private NativeQp register(MemorySegment qp, NativeContext context, QpType type, QpCapabilities capabilities) {
+    private NativeQp register(MemorySegment qp, NativeContext context, QpType type, QpCapabilities requested,
+            QpCapabilities capabilities) {
         int qpNum = IbvQp.QP_NUM.get(qp.reinterpret(IbvQp.LAYOUT.byteSize()));
-        NativeQp handle = new NativeQp(provider, qp, context, type, qpNum, capabilities,
+        NativeQp handle = new NativeQp(provider, qp, context, type, qpNum, requested, capabilities,
                 InlineVerbs.contextOp(qp, IbvQp.CONTEXT, IbvContextOps.POST_SEND),
                 InlineVerbs.contextOp(qp, IbvQp.CONTEXT, IbvContextOps.POST_RECV));
         qps.put(qp.address(), handle);
@@ -221,8 +224,8 @@ final class NativeQpVerbs implements QueuePairVerbs {
         int rc = InlineVerbs.ibv_post_send(q.postSend(), state, q.pointer(), wr.wr(), wr.badWr());
         if (rc != 0) {
             int errno = returned(rc, state);
-            throw failure("ibv_post_send", q, errno, postHint(errno, "max_send_wr (" + q.capabilities().maxSendWr()
-                    + ")", "max_send_sge (" + q.capabilities().maxSendSge() + ")"));
+            throw failure("ibv_post_send", q, errno, postHint(errno, queueDepth("max_send_wr",
+                    q.requested().maxSendWr(), q.capabilities().maxSendWr()), "max_send_sge (" + q.capabilities().maxSendSge() + ")"));
         }
     }
 
@@ -235,8 +238,8 @@ final class NativeQpVerbs implements QueuePairVerbs {
         int rc = InlineVerbs.ibv_post_recv(q.postRecv(), state, q.pointer(), wr.wr(), wr.badWr());
         if (rc != 0) {
             int errno = returned(rc, state);
-            throw failure("ibv_post_recv", q, errno, postHint(errno, "max_recv_wr (" + q.capabilities().maxRecvWr()
-                    + ")", "max_recv_sge (" + q.capabilities().maxRecvSge() + ")"));
+            throw failure("ibv_post_recv", q, errno, postHint(errno, queueDepth("max_recv_wr",
+                    q.requested().maxRecvWr(), q.capabilities().maxRecvWr()), "max_recv_sge (" + q.capabilities().maxRecvSge() + ")"));
         }
     }
 

@@ -118,10 +118,20 @@ final class VerbChecks {
                 : "";
     }
 
+    /**
+     * A queue's depth as far as it is known: what the create asked for and what it returned. Neither is the
+     * number of requests the queue holds, since a provider may round its ring up further (rxe accepts 31
+     * sends on a queue created with, and reported as, max_send_wr 16).
+     */
+    static String queueDepth(String cap, int requested, int granted) {
+        return cap + " " + requested + " requested, " + granted + " granted by the create";
+    }
+
     static String postHint(int errno, String depth, String sges) {
         Errno e = Errno.of(errno);
         if (e.equals(Errno.ENOMEM)) {
-            return "the queue is full: " + depth + " requests are outstanding; poll the CQ before posting more";
+            return "the queue is full (" + depth + "; the provider may round the queue up, so more may be "
+                    + "outstanding); poll the CQ before posting more";
         }
         if (e.equals(Errno.EINVAL)) {
             return "the request does not fit: more SGEs than " + sges + ", an opcode this QP type cannot "

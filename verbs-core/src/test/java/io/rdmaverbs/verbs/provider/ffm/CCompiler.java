@@ -33,7 +33,7 @@ final class CCompiler {
             }
             return Optional.empty();
         } catch (IOException e) {
-            return Optional.of("gcc is not installed: " + e.getMessage());
+            return Optional.of("gcc is not installed (apt install gcc): " + e.getMessage());
         }
     }
 

@@ -172,6 +172,36 @@ class EventWaitTest {
         }
     }
 
+    /**
+     * The native half of a close with channel waiters (the graph wakes the waiter inside getCqEvent
+     * before it destroys a CQ or the channel): the woken wait must end far under a wait slice (100 ms),
+     * or every such close would take a slice. The fastest of a few rounds is asserted, for a loaded machine.
+     */
+    @Test
+    void aWokenCompletionEventWaitReturnsWellUnderAWaitSlice() throws Exception {
+        WakeDescriptor wake = WakeDescriptor.open(CallState.current(), "test");
+        try {
+            NativeCompChannel channel = new NativeCompChannel(provider, MemorySegment.ofAddress(0xcc00), context(-1),
+                    readEnd, wake);
+            long fastestNanos = Long.MAX_VALUE;
+            for (int round = 0; round < 3; round++) {
+                CompletableFuture<Long> returnedAt = CompletableFuture.supplyAsync(() -> {
+                    assertThat(cqVerbs.getCqEvent(channel, 30_000)).isNull();
+                    return System.nanoTime();
+                });
+                Thread.sleep(100);
+
+                long wokenAt = System.nanoTime();
+                cqVerbs.wakeCqEventWaiters(channel);
+
+                fastestNanos = Math.min(fastestNanos, returnedAt.get(10, TimeUnit.SECONDS) - wokenAt);
+            }
+            assertThat(Duration.ofNanos(fastestNanos)).isLessThan(Duration.ofMillis(50));
+        } finally {
+            wake.close();
+        }
+    }
+
     @Test
     void wakesWithoutAWaiterEndOnlyTheNextWait() {
         WakeDescriptor wake = WakeDescriptor.open(CallState.current(), "test");

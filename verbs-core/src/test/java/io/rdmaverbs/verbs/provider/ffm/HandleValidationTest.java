@@ -152,7 +152,7 @@ class HandleValidationTest {
 
     private NativeQp qp() {
         QpHandle handle = new NativeQp(provider, MemorySegment.ofAddress(0xb0_0000L), context, QpType.UD, 0x11,
-                QpCapabilities.of(16, 16), MemorySegment.NULL, MemorySegment.NULL);
+                QpCapabilities.of(16, 16), QpCapabilities.of(16, 16), MemorySegment.NULL, MemorySegment.NULL);
         return (NativeQp) handle;
     }
 }

@@ -2,7 +2,6 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.lang.foreign.MemoryLayout;
@@ -51,7 +50,7 @@ class NativeAbiTest {
     @Test
     void everyRdmaCmLayoutMemberAndConstantMatchesTheInstalledRdmaCmaHeader() throws IOException {
         Optional<String> unavailable = CCompiler.unavailable("rdma/rdma_cma.h", "librdmacm-dev");
-        assumeTrue(unavailable.isEmpty(), () -> "librdmacm ABI check skipped: " + unavailable.orElseThrow());
+        NativePrerequisites.require(unavailable);
         Files.writeString(generated.resolve("rdmacm_abi_layouts.h"), layoutLines(NativeAbi.RDMA_CM_STRUCTS));
         Map<String, Long> header = parse(CCompiler.output(CCompiler.program("rdmacm_abi.c", generated)));
 
@@ -109,7 +108,8 @@ class NativeAbiTest {
     @Test
     void everyStructClassOfTheBindingIsInTheAbiTable() throws Exception {
         Path sources = Path.of("src/main/java/io/rdmaverbs/verbs/provider/ffm");
-        assumeTrue(Files.isDirectory(sources), "run from the verbs-core module directory");
+        NativePrerequisites.require(Files.isDirectory(sources) ? Optional.empty()
+                : Optional.of("the sources are not in " + sources.toAbsolutePath() + ": run from the verbs-core module directory"));
         List<String> missing = new ArrayList<>();
         try (Stream<Path> files = Files.list(sources)) {
             for (Path file : files.toList()) {
@@ -156,8 +156,7 @@ class NativeAbiTest {
      * written to a directory of this test's own); skips the test without gcc or {@code verbs.h}.
      */
     private Map<String, Long> headerFor(List<StructLayout> structs) throws IOException {
-        Optional<String> unavailable = CCompiler.unavailable();
-        assumeTrue(unavailable.isEmpty(), () -> "ABI check skipped: " + unavailable.orElseThrow());
+        NativePrerequisites.require(CCompiler.unavailable());
         Files.writeString(generated.resolve("verbs_abi_layouts.h"), layoutLines(structs));
         return parse(CCompiler.output(CCompiler.program("verbs_abi.c", generated)));
     }

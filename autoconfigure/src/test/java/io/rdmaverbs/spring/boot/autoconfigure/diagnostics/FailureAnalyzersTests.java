@@ -212,6 +212,24 @@ class FailureAnalyzersTests {
                 + "the application passes to ibv_create_cq (entries, max-wr, size), raise RLIMIT_MEMLOCK");
     }
 
+    @Test
+    void aBlankGuidIsADeclarationErrorNamingTheProperty() {
+        FailureAnalysis analysis = analyze(new InvalidDeclarationFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues(MAIN + ".name=rxe0", MAIN + ".guid="));
+        assertThat(analysis.getDescription()).contains(MAIN + ".guid is blank");
+        assertThat(analysis.getAction()).contains("Remove " + MAIN + ".guid");
+    }
+
+    @Test
+    void anExclusiveXrcDomainThatIsNotCreatedIsADeclarationErrorNamingTheProperty() {
+        FailureAnalysis analysis = analyze(new InvalidDeclarationFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues(MAIN + ".name=rxe0", MAIN + ".xrc-domains.x0.exclusive=true",
+                        MAIN + ".xrc-domains.x0.create=false"));
+        assertThat(analysis.getDescription()).contains(MAIN + ".xrc-domains.x0.exclusive")
+                .contains("without create (O_CREAT)");
+        assertThat(analysis.getAction()).contains("Set " + MAIN + ".xrc-domains.x0.create to true");
+    }
+
     private static <T extends Throwable> FailureAnalysis analyze(AbstractFailureAnalyzer<T> analyzer,
             ApplicationContextRunner runner) {
         FailureAnalysis[] analysis = new FailureAnalysis[1];
