@@ -243,13 +243,13 @@ final class ArgumentScenarios {
                                     QpType.RC, pd, null, cq, cq, null,
                                     new QpCapabilities(4, 4, attrs.maxSge() + 1, 1, 0), true)));
                 } finally {
-                    provider.completionVerbs().destroyCq(cq);
+                    releaseRetryingOnce(() -> provider.completionVerbs().destroyCq(cq));
                 }
             } finally {
-                provider.domainVerbs().deallocPd(pd);
+                releaseRetryingOnce(() -> provider.domainVerbs().deallocPd(pd));
             }
         } finally {
-            provider.deviceVerbs().closeDevice(ctx);
+            releaseRetryingOnce(() -> provider.deviceVerbs().closeDevice(ctx));
         }
     }
 
