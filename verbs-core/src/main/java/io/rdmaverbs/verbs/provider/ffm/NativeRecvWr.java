@@ -6,6 +6,21 @@ import io.rdmaverbs.verbs.provider.RecvWr;
 final class NativeRecvWr extends NativeWorkRequest implements RecvWr {
 
     NativeRecvWr(int maxSge) {
-        super(IbvRecvWr.LAYOUT, IbvRecvWr.WR_ID, IbvRecvWr.SG_LIST, IbvRecvWr.NUM_SGE, maxSge);
+        super(IbvRecvWr.LAYOUT, maxSge);
+    }
+
+    @Override
+    Field.OfLong wrIdField() {
+        return IbvRecvWr.WR_ID;
+    }
+
+    @Override
+    Field.OfAddress sgListField() {
+        return IbvRecvWr.SG_LIST;
+    }
+
+    @Override
+    Field.OfInt numSgeField() {
+        return IbvRecvWr.NUM_SGE;
     }
 }

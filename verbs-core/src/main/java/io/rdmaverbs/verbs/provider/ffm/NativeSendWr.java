@@ -17,7 +17,7 @@ final class NativeSendWr extends NativeWorkRequest implements SendWr {
     private @Nullable NativeAh addressHandle;
 
     NativeSendWr(NativeVerbsProvider provider, int maxSge) {
-        super(IbvSendWr.LAYOUT, IbvSendWr.WR_ID, IbvSendWr.SG_LIST, IbvSendWr.NUM_SGE, maxSge);
+        super(IbvSendWr.LAYOUT, maxSge);
         this.provider = provider;
     }
 
@@ -132,5 +132,20 @@ final class NativeSendWr extends NativeWorkRequest implements SendWr {
     @Override
     public int xrcRemoteSrqNum() {
         return IbvSendWr.XRC_REMOTE_SRQN.get(wr);
+    }
+
+    @Override
+    Field.OfLong wrIdField() {
+        return IbvSendWr.WR_ID;
+    }
+
+    @Override
+    Field.OfAddress sgListField() {
+        return IbvSendWr.SG_LIST;
+    }
+
+    @Override
+    Field.OfInt numSgeField() {
+        return IbvSendWr.NUM_SGE;
     }
 }
