@@ -48,4 +48,15 @@ public interface VerbsProvider {
 
     /** A context's asynchronous events. */
     AsyncEventVerbs asyncEventVerbs();
+
+    /**
+     * The connection manager, librdmacm ({@code rdma_cm(7)}).
+     *
+     * @throws ProviderUnavailableException when this provider has no connection manager (the native
+     *     provider without librdmacm); the other groups stay usable
+     */
+    default ConnectionVerbs connectionVerbs() {
+        throw new ProviderUnavailableException(ProviderUnavailableException.Reason.LIBRARY_NOT_FOUND, "the "
+                + name() + " provider has no connection manager (librdmacm, rdma_cm(7))");
+    }
 }
