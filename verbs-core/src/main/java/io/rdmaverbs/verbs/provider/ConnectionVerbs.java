@@ -34,9 +34,11 @@ public interface ConnectionVerbs {
     CmIdHandle createId(CmChannelHandle channel, CmPortSpace portSpace);
 
     /**
-     * {@code rdma_destroy_id(3)}; EBUSY while a QP was created on it ({@link #destroyQp} first). librdmacm
-     * BLOCKS until every event of the id returned by {@link #getEvent} is acknowledged: a caller must
-     * never call it then (the simulated provider refuses it with EBUSY naming the event).
+     * {@code rdma_destroy_id(3)}: a connected id disconnects its peer. librdmacm BLOCKS until every event
+     * of the id returned by {@link #getEvent} is acknowledged (for a listening id, its CONNECT_REQUESTs
+     * too): a caller must never call it then; the simulated provider refuses it with
+     * {@link IllegalStateException} naming the event. The man page requires the id's QP to be destroyed
+     * first ({@link #destroyQp}); librdmacm does not check, and the QP is left behind.
      */
     void destroyId(CmIdHandle id);
 

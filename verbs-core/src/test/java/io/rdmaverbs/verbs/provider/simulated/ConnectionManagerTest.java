@@ -406,6 +406,27 @@ class ConnectionManagerTest {
     }
 
     @Test
+    void aWaiterWithoutTimeoutGetsTheRequestOfAnotherHostAndAWakeEndsTheNextWaitOnly() throws Exception {
+        CmChannelHandle serverChannel = server.createEventChannel();
+        CmChannelHandle clientChannel = client.createEventChannel();
+        listening(serverChannel);
+        java.util.concurrent.CompletableFuture<CmEventHandle> waiter = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> server.getEvent(serverChannel, -1));
+        CmIdHandle active = resolved(clientChannel, serverAddress);
+
+        client.connect(active, CmConnectionParams.defaults());
+
+        assertThat(waiter.get(2, java.util.concurrent.TimeUnit.SECONDS).type()).isEqualTo(CmEventType.CONNECT_REQUEST);
+        server.wakeEventWaiters(serverChannel);
+        server.wakeEventWaiters(serverChannel);
+        assertThat(server.getEvent(serverChannel, -1)).as("the kept wake ends this wait").isNull();
+        long start = System.nanoTime();
+        assertThat(server.getEvent(serverChannel, 100)).isNull();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("two wakes count once: this wait times out")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(100));
+    }
+
+    @Test
     void twoProvidersWithDevicesOfOneGuidCannotShareANetwork() {
         assertThatThrownBy(() -> SimulatedProvider.on(network, DeviceProfile.rxe("rxe0")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("GUID");
