@@ -55,12 +55,6 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     private static final int REQ_PRIVATE_DATA = CmConnectionParams.MAX_CONNECT_PRIVATE_DATA;
     private static final int REP_PRIVATE_DATA = CmConnectionParams.MAX_ACCEPT_PRIVATE_DATA;
     private static final int REJ_PRIVATE_DATA = CmConnectionParams.MAX_REJECT_PRIVATE_DATA;
-    private static final int FIRST_EPHEMERAL_PORT = 32768;
-    private static final int LAST_EPHEMERAL_PORT = 60999;
-
-    private record PortKey(CmPortSpace space, int port) {
-    }
-
     private final SimUverbs uverbs;
     final SimulatedNetwork network;
     private final SimDeviceVerbs devices;
@@ -69,8 +63,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     private final AtomicLong serials = new AtomicLong();
     /** librdmacm's own context per device, opened on first use and never closed. */
     private final Map<SimDevice, SimContext> contexts = new HashMap<>();
-    private final Map<PortKey, List<SimCmId>> bound = new HashMap<>();
-    private int nextEphemeralPort = FIRST_EPHEMERAL_PORT;
+    private final CmPortTable ports = new CmPortTable();
 
     SimConnectionVerbs(SimUverbs uverbs, SimulatedNetwork network, SimDeviceVerbs devices, SimQpVerbs qps,
             DescriptorTable descriptors) {
@@ -277,7 +270,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
                 return;
             }
             SimConnectionVerbs remote = target.host();
-            SimCmId listener = remote.listenerFor(cmId.portSpace, peer);
+            SimCmId listener = remote.ports.listenerFor(cmId.portSpace, peer);
             if (listener == null) {
                 cmId.state = SimCmId.State.REJECTED;
                 cmId.channel.enqueue(event(CmEventType.REJECTED, cmId, null, REJECT_INVALID_SERVICE_ID, new byte[0]));
@@ -545,19 +538,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
             }
             device = itf.device();
         }
-        int port = address.getPort() == 0 ? ephemeralPort(cmId.portSpace) : address.getPort();
-        List<SimCmId> onPort = bound.computeIfAbsent(new PortKey(cmId.portSpace, port), k -> new ArrayList<>());
-        for (SimCmId other : onPort) {
-            InetAddress taken = Objects.requireNonNull(other.local).getAddress();
-            // The RDMA CM's port space is per host: the wildcard conflicts with every address.
-            if (ip.isAnyLocalAddress() || taken.isAnyLocalAddress()
-                    || SimulatedNetwork.plain(taken).equals(SimulatedNetwork.plain(ip))) {
-                throw new VerbsException(verb, cmId.describe(), Errno.EADDRINUSE, cmId.portSpace + " port " + port
-                        + " is already bound on " + taken.getHostAddress() + " by " + other.describe());
-            }
-        }
-        onPort.add(cmId);
-        cmId.local = new InetSocketAddress(ip, port);
+        cmId.local = ports.bind(verb, cmId, address);
         cmId.state = SimCmId.State.BOUND;
         if (device != null) {
             attach(cmId, device);
@@ -571,29 +552,6 @@ final class SimConnectionVerbs implements ConnectionVerbs {
             ctx.ownedByConnectionManager = true;
             return ctx;
         });
-    }
-
-    private int ephemeralPort(CmPortSpace space) {
-        for (int tried = 0; tried <= LAST_EPHEMERAL_PORT - FIRST_EPHEMERAL_PORT; tried++) {
-            int port = nextEphemeralPort;
-            nextEphemeralPort = port == LAST_EPHEMERAL_PORT ? FIRST_EPHEMERAL_PORT : port + 1;
-            List<SimCmId> onPort = bound.get(new PortKey(space, port));
-            if (onPort == null || onPort.isEmpty()) {
-                return port;
-            }
-        }
-        throw new VerbsException("rdma_bind_addr", "port space " + space, Errno.EADDRINUSE, "no free ephemeral port");
-    }
-
-    private @Nullable SimCmId listenerFor(CmPortSpace space, InetSocketAddress address) {
-        for (SimCmId id : bound.getOrDefault(new PortKey(space, address.getPort()), List.of())) {
-            InetAddress at = Objects.requireNonNull(id.local).getAddress();
-            if (id.state == SimCmId.State.LISTEN && (at.isAnyLocalAddress()
-                    || SimulatedNetwork.plain(at).equals(SimulatedNetwork.plain(address.getAddress())))) {
-                return id;
-            }
-        }
-        return null;
     }
 
     /** The new id a REQ makes on the listener's channel, owned by the application once it is returned. */
@@ -669,20 +627,9 @@ final class SimConnectionVerbs implements ConnectionVerbs {
                 }
             }
         }
-        if (isBoundHere(cmId)) {
-            bound.get(new PortKey(cmId.portSpace, Objects.requireNonNull(cmId.local).getPort())).remove(cmId);
-        }
+        ports.release(cmId);
         cmId.channel.ids.remove(cmId);
         cmId.markGone(why);
-    }
-
-    private boolean isBoundHere(SimCmId cmId) {
-        InetSocketAddress local = cmId.local;
-        if (local == null) {
-            return false;
-        }
-        List<SimCmId> onPort = bound.get(new PortKey(cmId.portSpace, local.getPort()));
-        return onPort != null && onPort.contains(cmId);
     }
 
     private List<String> heldEvents(SimCmId cmId) {
