@@ -427,6 +427,61 @@ class ConnectionManagerTest {
     }
 
     @Test
+    void aLoopbackConnectionOnOneDeviceCarriesDataAsRpingOnRxe0Does() {
+        CmChannelHandle channel = server.createEventChannel();
+        CmIdHandle listener = listening(channel);
+        CmIdHandle active = server.createId(channel, CmPortSpace.TCP);
+        server.resolveAddr(active, null, serverAddress, TIMEOUT);
+        expectAndAck(server, channel, CmEventType.ADDR_RESOLVED);
+        server.resolveRoute(active, TIMEOUT);
+        expectAndAck(server, channel, CmEventType.ROUTE_RESOLVED);
+        Endpoint a = endpoint(serverRig, server, active);
+        assertThat(server.context(active)).as("librdmacm opens one context per device").isSameAs(
+                server.context(listener));
+
+        server.connect(active, CmConnectionParams.defaults());
+        CmEventHandle request = expect(server, channel, CmEventType.CONNECT_REQUEST);
+        Endpoint p = endpoint(serverRig, server, request.id());
+        serverRig.receive(p.qp(), 1, p.buffer(), 256, p.mr());
+        server.accept(request.id(), CmConnectionParams.defaults());
+        server.ackEvent(request);
+        expectAndAck(server, channel, CmEventType.ESTABLISHED);
+        expectAndAck(server, channel, CmEventType.ESTABLISHED);
+        MemorySegment.copy(bytes("loop"), 0, a.buffer(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0, 4);
+        serverRig.post(a.qp(), SendOpcode.SEND, 2, a.buffer(), 4, a.mr(), SendFlag.SIGNALED);
+
+        assertThat(serverRig.poll(p.cq())).singleElement().satisfies(wc -> assertThat(wc.status())
+                .isEqualTo(WcStatus.SUCCESS));
+        assertThat(VerbsRig.read(p.buffer(), 0, 4)).isEqualTo("loop");
+    }
+
+    @Test
+    void destroyingAConnectedIdDisconnectsThePeerAndAnUnansweredRequestsIdRejectsTheRequester() {
+        CmChannelHandle serverChannel = server.createEventChannel();
+        CmChannelHandle clientChannel = client.createEventChannel();
+        listening(serverChannel);
+        CmIdHandle first = resolved(clientChannel, serverAddress);
+        client.connect(first, CmConnectionParams.defaults());
+        CmEventHandle request = expect(server, serverChannel, CmEventType.CONNECT_REQUEST);
+        server.accept(request.id(), CmConnectionParams.defaults());
+        server.ackEvent(request);
+        expectAndAck(server, serverChannel, CmEventType.ESTABLISHED);
+        expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
+
+        client.destroyId(first);
+        expectAndAck(server, serverChannel, CmEventType.DISCONNECTED);
+
+        CmIdHandle second = resolved(clientChannel, serverAddress);
+        client.connect(second, CmConnectionParams.defaults());
+        CmEventHandle unanswered = expect(server, serverChannel, CmEventType.CONNECT_REQUEST);
+        server.ackEvent(unanswered);
+        server.destroyId(unanswered.id());
+        CmEventHandle rejected = expect(client, clientChannel, CmEventType.REJECTED);
+        assertThat(rejected.id()).isSameAs(second);
+        assertThat(rejected.status()).isEqualTo(SimConnectionVerbs.REJECT_CONSUMER_DEFINED);
+    }
+
+    @Test
     void twoProvidersWithDevicesOfOneGuidCannotShareANetwork() {
         assertThatThrownBy(() -> SimulatedProvider.on(network, DeviceProfile.rxe("rxe0")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("GUID");
