@@ -95,6 +95,9 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         onNetwork(() -> {
             ch.requireUsable();
             for (SimCmId id : List.copyOf(ch.ids)) {
+                if (id.isGone()) {
+                    continue; // a request's id released with its listener just before
+                }
                 release(id, "was destroyed by the kernel with its event channel " + ch.describe()
                         + " (rdma_destroy_event_channel closes the descriptor; the kernel destroys the ids on it)");
             }

@@ -482,6 +482,21 @@ class ConnectionManagerTest {
     }
 
     @Test
+    void destroyingAListenersChannelWithARequestNotYetReturnedRejectsTheRequesterOnce() {
+        CmChannelHandle serverChannel = server.createEventChannel();
+        CmChannelHandle clientChannel = client.createEventChannel();
+        listening(serverChannel);
+        CmIdHandle active = resolved(clientChannel, serverAddress);
+        client.connect(active, CmConnectionParams.defaults());
+
+        server.destroyEventChannel(serverChannel);
+
+        assertThat(expect(client, clientChannel, CmEventType.REJECTED).status())
+                .isEqualTo(SimConnectionVerbs.REJECT_CONSUMER_DEFINED);
+        assertThat(client.getEvent(clientChannel, 50)).isNull();
+    }
+
+    @Test
     void twoProvidersWithDevicesOfOneGuidCannotShareANetwork() {
         assertThatThrownBy(() -> SimulatedProvider.on(network, DeviceProfile.rxe("rxe0")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("GUID");
