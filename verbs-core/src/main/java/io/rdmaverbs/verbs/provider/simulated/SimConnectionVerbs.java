@@ -51,6 +51,8 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     static final int REJECT_CONSUMER_DEFINED = 28;
     /** {@code RDMA_UDP_QKEY}, the Q_Key librdmacm gives UD QPs of RDMA_PS_UDP ids. */
     static final int UDP_QKEY = 0x0123_4567;
+    /** {@code net.rdma_ucm.max_backlog}'s default. */
+    private static final int MAX_BACKLOG = 1024;
     /** Private data the IB CM messages carry: what librdmacm reports as the event's length. */
     private static final int REQ_PRIVATE_DATA = CmConnectionParams.MAX_CONNECT_PRIVATE_DATA;
     private static final int REP_PRIVATE_DATA = CmConnectionParams.MAX_ACCEPT_PRIVATE_DATA;
@@ -239,13 +241,16 @@ final class SimConnectionVerbs implements ConnectionVerbs {
                 throw new VerbsException("rdma_listen", cmId.describe(), Errno.EINVAL, "the id is " + cmId.state
                         + "; bind it (rdma_bind_addr) first");
             }
-            cmId.backlog = backlog;
+            // rdma_ucm: a backlog outside 1..max_backlog (net.rdma_ucm.max_backlog, 1024) is max_backlog.
+            cmId.backlog = backlog <= 0 || backlog > MAX_BACKLOG ? MAX_BACKLOG : backlog;
             cmId.state = SimCmId.State.LISTEN;
         });
     }
 
     /**
-     * Sends the REQ: the listener on the peer's port gets CONNECT_REQUEST with a new id; with no listener
+     * Sends the REQ: the listener on the peer's port gets CONNECT_REQUEST with a new id (or, when the
+     * listener's backlog of requests not yet returned by getEvent is full, this id gets REJECTED with
+     * status 28); with no listener
      * there this id gets REJECTED with status 8 ({@code IB_CM_REJ_INVALID_SERVICE_ID}), as on rxe; when
      * the peer's port is not ACTIVE this id gets UNREACHABLE with {@code -ETIMEDOUT} after the
      * route's timeout.
@@ -277,6 +282,13 @@ final class SimConnectionVerbs implements ConnectionVerbs {
             if (listener == null) {
                 cmId.state = SimCmId.State.REJECTED;
                 cmId.channel.enqueue(event(CmEventType.REJECTED, cmId, null, REJECT_INVALID_SERVICE_ID, new byte[0]));
+                return;
+            }
+            if (pendingRequests(listener) >= listener.backlog) {
+                // ucma's backlog is used up: the CM destroys the new id, and its REJ reaches the requester.
+                cmId.state = SimCmId.State.REJECTED;
+                cmId.channel.enqueue(event(CmEventType.REJECTED, cmId, null, REJECT_CONSUMER_DEFINED,
+                        new byte[REJ_PRIVATE_DATA]));
                 return;
             }
             SimCmId request = remote.requestFor(listener, target.device(), peer, cmId);
@@ -633,6 +645,12 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         ports.release(cmId);
         cmId.channel.ids.remove(cmId);
         cmId.markGone(why);
+    }
+
+    /** CONNECT_REQUESTs of the listener queued and not yet returned: what ucma's backlog counts. */
+    private static long pendingRequests(SimCmId listener) {
+        return listener.channel.queued.stream().filter(e -> e.type() == CmEventType.CONNECT_REQUEST
+                && e.listenId == listener).count();
     }
 
     private List<String> heldEvents(SimCmId cmId) {

@@ -497,6 +497,30 @@ class ConnectionManagerTest {
     }
 
     @Test
+    void aRequestBeyondTheListenersBacklogOfUnreturnedRequestsIsRejected() {
+        CmChannelHandle serverChannel = server.createEventChannel();
+        CmChannelHandle clientChannel = client.createEventChannel();
+        CmIdHandle listener = server.createId(serverChannel, CmPortSpace.TCP);
+        server.bindAddr(listener, serverAddress);
+        server.listen(listener, 1);
+        CmIdHandle first = resolved(clientChannel, serverAddress);
+        CmIdHandle second = resolved(clientChannel, serverAddress);
+
+        client.connect(first, CmConnectionParams.defaults());
+        client.connect(second, CmConnectionParams.defaults());
+
+        CmEventHandle rejected = expect(client, clientChannel, CmEventType.REJECTED);
+        assertThat(rejected.id()).isSameAs(second);
+        assertThat(rejected.status()).isEqualTo(SimConnectionVerbs.REJECT_CONSUMER_DEFINED);
+        client.ackEvent(rejected);
+        server.ackEvent(expect(server, serverChannel, CmEventType.CONNECT_REQUEST));
+        CmIdHandle third = resolved(clientChannel, serverAddress);
+        client.connect(third, CmConnectionParams.defaults());
+        assertThat(expect(server, serverChannel, CmEventType.CONNECT_REQUEST).listenId())
+                .as("returning the request freed the backlog").isSameAs(listener);
+    }
+
+    @Test
     void twoProvidersWithDevicesOfOneGuidCannotShareANetwork() {
         assertThatThrownBy(() -> SimulatedProvider.on(network, DeviceProfile.rxe("rxe0")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("GUID");
