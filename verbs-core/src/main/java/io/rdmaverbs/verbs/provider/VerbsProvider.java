@@ -4,8 +4,8 @@ import io.rdmaverbs.verbs.error.VerbsException;
 
 /**
  * The verbs, one method each, on provider handles, in one interface per group of verbs; a provider is
- * its name and one object per group. A new group (connection management, say) is one more interface
- * and one more accessor here.
+ * its name and one object per group. A new group is one more interface and one more accessor here, as
+ * {@link ConnectionVerbs} (librdmacm) was.
  *
  * <p>Implementations are thread-safe in the sense libibverbs is: calls on different objects may run
  * concurrently; lifetime (never destroying an object another thread is using) is the caller's

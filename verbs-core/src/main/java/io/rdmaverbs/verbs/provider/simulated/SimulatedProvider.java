@@ -30,6 +30,9 @@ import io.rdmaverbs.verbs.provider.VerbsProvider;
  * Blocking verbs ({@link CompletionVerbs#getCqEvent}, {@link CompletionVerbs#destroyCq},
  * {@link AsyncEventVerbs#getAsyncEvent}) wait without holding any lock.
  *
+ * <p>Its connection manager ({@link #connectionVerbs}) is librdmacm's behaviour on rxe, over the
+ * {@link SimulatedNetwork} the provider is a host of ({@link #on}: two providers, two hosts).
+ *
  * <p>Besides the verbs it offers simulation hooks for tests: {@link #setPortState},
  * {@link #injectDeviceFatal}, the {@link #faults() fault plan}, and inspection like {@code rdma resource show}: {@link #resourceCounts},
  * {@link #leakedObjects}.
