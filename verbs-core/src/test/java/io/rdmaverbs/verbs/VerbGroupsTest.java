@@ -1,6 +1,7 @@
 package io.rdmaverbs.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
@@ -20,6 +21,7 @@ import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
+import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
@@ -37,10 +39,15 @@ class VerbGroupsTest {
     void everyGroupAccessorOfBothProvidersReturnsTheSameObjectEachTime() throws Exception {
         List<Method> accessors = Arrays.stream(VerbsProvider.class.getMethods())
                 .filter(m -> m.getParameterCount() == 0 && m.getReturnType().isInterface()).toList();
-        assertThat(accessors).hasSize(8);
+        assertThat(accessors).hasSize(9);
         for (VerbsProvider provider : List.of(SimulatedProvider.of(DeviceProfile.rxe("rxe0")),
                 NativeVerbsProvider.load())) {
             for (Method accessor : accessors) {
+                if (provider instanceof NativeVerbsProvider && accessor.getName().equals("connectionVerbs")) {
+                    // The native ConnectionVerbs over librdmacm is not written yet: a typed refusal, not null.
+                    assertThatThrownBy(provider::connectionVerbs).isInstanceOf(ProviderUnavailableException.class);
+                    continue;
+                }
                 Object group = accessor.invoke(provider);
                 assertThat(group).as("%s.%s()", provider.name(), accessor.getName())
                         .isInstanceOf(accessor.getReturnType()).isSameAs(accessor.invoke(provider));

@@ -35,6 +35,7 @@ public record Errno(int number, String name) {
     public static final Errno ENODATA = new Errno(61, "ENODATA");
     public static final Errno EPROTONOSUPPORT = new Errno(93, "EPROTONOSUPPORT");
     public static final Errno EOPNOTSUPP = new Errno(95, "EOPNOTSUPP");
+    public static final Errno EADDRINUSE = new Errno(98, "EADDRINUSE");
     public static final Errno EADDRNOTAVAIL = new Errno(99, "EADDRNOTAVAIL");
     public static final Errno ENETDOWN = new Errno(100, "ENETDOWN");
     public static final Errno ENETUNREACH = new Errno(101, "ENETUNREACH");
@@ -45,7 +46,7 @@ public record Errno(int number, String name) {
             entry(EPERM), entry(ENOENT), entry(EINTR), entry(EIO), entry(ENXIO), entry(EBADF),
             entry(EAGAIN), entry(ENOMEM), entry(EACCES), entry(EFAULT), entry(EBUSY), entry(EEXIST),
             entry(ENODEV), entry(EINVAL), entry(ENFILE), entry(EMFILE), entry(ENOSPC), entry(ERANGE),
-            entry(ENOSYS), entry(ENODATA), entry(EPROTONOSUPPORT), entry(EOPNOTSUPP), entry(EADDRNOTAVAIL),
+            entry(ENOSYS), entry(ENODATA), entry(EPROTONOSUPPORT), entry(EOPNOTSUPP), entry(EADDRINUSE), entry(EADDRNOTAVAIL),
             entry(ENETDOWN), entry(ENETUNREACH), entry(ETIMEDOUT), entry(ECONNREFUSED));
 
     public Errno {

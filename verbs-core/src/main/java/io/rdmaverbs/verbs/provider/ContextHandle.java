@@ -9,4 +9,13 @@ public interface ContextHandle extends Handle {
 
     /** {@code ibv_context.num_comp_vectors}. */
     int numCompVectors();
+
+    /**
+     * Whether the connection manager opened this context ({@code id->verbs} of
+     * {@link ConnectionVerbs#context}): librdmacm owns it, so it must never be closed with
+     * {@code ibv_close_device}.
+     */
+    default boolean ownedByConnectionManager() {
+        return false;
+    }
 }

@@ -4,8 +4,8 @@ import io.rdmaverbs.verbs.error.VerbsException;
 
 /**
  * The verbs, one method each, on provider handles, in one interface per group of verbs; a provider is
- * its name and one object per group. A new group (connection management, say) is one more interface
- * and one more accessor here.
+ * its name and one object per group. A new group is one more interface and one more accessor here, as
+ * {@link ConnectionVerbs} (librdmacm) was.
  *
  * <p>Implementations are thread-safe in the sense libibverbs is: calls on different objects may run
  * concurrently; lifetime (never destroying an object another thread is using) is the caller's
@@ -48,4 +48,15 @@ public interface VerbsProvider {
 
     /** A context's asynchronous events. */
     AsyncEventVerbs asyncEventVerbs();
+
+    /**
+     * The connection manager, librdmacm ({@code rdma_cm(7)}).
+     *
+     * @throws ProviderUnavailableException when this provider has no connection manager (the native
+     *     provider without librdmacm); the other groups stay usable
+     */
+    default ConnectionVerbs connectionVerbs() {
+        throw new ProviderUnavailableException(ProviderUnavailableException.Reason.LIBRARY_NOT_FOUND, "the "
+                + name() + " provider has no connection manager (librdmacm, rdma_cm(7))");
+    }
 }

@@ -41,7 +41,12 @@ final class Fabric {
     private static final int GRH_BYTES = 40;
     private static final int QKEY_CONTROLLED = 0x8000_0000;
 
-    private final List<SimDevice> devices;
+    /**
+     * The devices of every provider on this fabric, in join order; replaced (never changed) by
+     * {@link #join}, and only while all the old list's locks are held, so a holder of all locks sees a
+     * stable list.
+     */
+    private volatile List<SimDevice> devices;
     /** Requesters whose head WR waits for a receive WR (RNR with infinite retry). */
     private final Set<KernelQp> stalled = new LinkedHashSet<>();
 
@@ -49,16 +54,56 @@ final class Fabric {
         this.devices = List.copyOf(devices);
     }
 
-    /** Takes every device lock, always in device order, so two fabric operations cannot deadlock. */
+    /**
+     * Adds the devices of another provider: two hosts on one wire (a {@link SimulatedNetwork}). Refuses a
+     * device whose GUID (and so whose GIDs) a joined device already has: two ports with one address.
+     */
+    void join(List<SimDevice> added) {
+        lockAll();
+        List<SimDevice> before = devices;
+        try {
+            for (SimDevice d : added) {
+                for (SimDevice e : before) {
+                    if (e.profile.guid() == d.profile.guid()) {
+                        throw new IllegalArgumentException("device " + d.name() + " has the GUID of " + e.name()
+                                + ", which is already on this network (a device profile's GUID derives from its"
+                                + " name): give one of them another name or GUID");
+                    }
+                }
+            }
+            List<SimDevice> all = new ArrayList<>(before);
+            all.addAll(added);
+            devices = List.copyOf(all);
+        } finally {
+            for (int i = before.size() - 1; i >= 0; i--) {
+                before.get(i).lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Takes every device lock, always in device order, so two fabric operations cannot deadlock; retried
+     * when a {@link #join} replaced the list meanwhile.
+     */
     void lockAll() {
-        for (SimDevice device : devices) {
-            device.lock.lock();
+        while (true) {
+            List<SimDevice> snapshot = devices;
+            for (SimDevice device : snapshot) {
+                device.lock.lock();
+            }
+            if (devices == snapshot) {
+                return;
+            }
+            for (int i = snapshot.size() - 1; i >= 0; i--) {
+                snapshot.get(i).lock.unlock();
+            }
         }
     }
 
     void unlockAll() {
-        for (int i = devices.size() - 1; i >= 0; i--) {
-            devices.get(i).lock.unlock();
+        List<SimDevice> snapshot = devices;
+        for (int i = snapshot.size() - 1; i >= 0; i--) {
+            snapshot.get(i).lock.unlock();
         }
     }
 

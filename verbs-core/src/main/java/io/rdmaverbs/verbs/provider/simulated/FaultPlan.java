@@ -36,7 +36,10 @@ import org.jspecify.annotations.Nullable;
  * {@code ibv_create_qp_ex}, {@code ibv_open_qp}, {@code ibv_destroy_qp}, {@code ibv_modify_qp},
  * {@code ibv_query_qp}, {@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_attach_mcast},
  * {@code ibv_detach_mcast}, {@code ibv_reg_mr}, {@code ibv_dereg_mr}, {@code ibv_create_ah},
- * {@code ibv_destroy_ah}, {@code ibv_get_async_event}). Not counted, and never failed: what cannot fail
+ * {@code ibv_destroy_ah}, {@code ibv_get_async_event}), and every librdmacm verb under its name
+ * ({@code rdma_create_event_channel}, {@code rdma_create_id}, {@code rdma_bind_addr},
+ * {@code rdma_resolve_addr}, {@code rdma_connect}, {@code rdma_get_cm_event}...; the {@code ibv_*} calls
+ * librdmacm makes, such as {@code ibv_modify_qp} from {@code rdma_accept}, are counted too). Not counted, and never failed: what cannot fail
  * in libibverbs: {@code ibv_ack_cq_events} (it returns void), the wakes ({@code wakeCqEventWaiters},
  * {@code wakeAsyncEventWaiters}, an {@code eventfd(2)} write), the buffers ({@code newSendWr},
  * {@code newRecvWr}, {@code newWorkCompletions}, plain Java memory), and {@code openFile} /
@@ -91,7 +94,7 @@ public final class FaultPlan {
      * use), EINVAL for {@code ibv_modify_qp}, EIO for the rest (queries, polls, arming, event waits).
      */
     public static Errno typicalErrno(String verb) {
-        String v = verb.startsWith("ibv_") ? verb.substring(4) : verb;
+        String v = verb.startsWith("ibv_") ? verb.substring(4) : verb.startsWith("rdma_") ? verb.substring(5) : verb;
         if (v.startsWith("destroy") || v.startsWith("dealloc") || v.startsWith("dereg") || v.startsWith("close")
                 || v.startsWith("detach")) {
             return Errno.EBUSY;
@@ -174,8 +177,9 @@ public final class FaultPlan {
 
     private static String requireVerb(String verb) {
         Objects.requireNonNull(verb, "verb");
-        if (!verb.startsWith("ibv_")) {
-            throw new IllegalArgumentException("verb must be a libibverbs name such as ibv_create_cq, was '"
+        if (!verb.startsWith("ibv_") && !verb.startsWith("rdma_")) {
+            throw new IllegalArgumentException("verb must be a libibverbs or librdmacm name such as ibv_create_cq"
+                    + " or rdma_connect, was '"
                     + verb + "'");
         }
         return verb;

@@ -26,6 +26,9 @@ final class SimContext extends SimHandle implements ContextHandle {
     /** Whether {@link #WAKE} is in {@link #asyncEvents}: wakes that no waiter saw yet count once, like an eventfd. */
     final AtomicBoolean wakePending = new AtomicBoolean();
 
+    /** Opened by the connection manager ({@code id->verbs}): never to be closed by its users. */
+    volatile boolean ownedByConnectionManager;
+
     SimContext(SimulatedProvider provider, SimDevice device, long id) {
         super(provider, device, KernelObjectKind.CONTEXT, id);
     }
@@ -43,6 +46,11 @@ final class SimContext extends SimHandle implements ContextHandle {
     @Override
     public int numCompVectors() {
         return device.profile.attributes().numCompVectors();
+    }
+
+    @Override
+    public boolean ownedByConnectionManager() {
+        return ownedByConnectionManager;
     }
 
     void adopt(SimHandle child) {

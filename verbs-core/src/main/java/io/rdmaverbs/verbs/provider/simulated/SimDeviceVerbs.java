@@ -115,6 +115,10 @@ final class SimDeviceVerbs implements DeviceVerbs {
     @Override
     public void closeDevice(ContextHandle context) {
         SimContext ctx = uverbs.own(context, SimContext.class);
+        if (ctx.ownedByConnectionManager) {
+            throw new IllegalArgumentException(ctx.describe() + " was opened by the connection manager (id->verbs);"
+                    + " librdmacm closes it, never its users");
+        }
         uverbs.call("ibv_close_device", ctx);
         SimDevice d = ctx.device;
         locked(d, () -> {

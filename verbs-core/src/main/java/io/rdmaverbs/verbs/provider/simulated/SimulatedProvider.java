@@ -2,6 +2,7 @@ package io.rdmaverbs.verbs.provider.simulated;
 
 import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.locked;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,6 +10,7 @@ import io.rdmaverbs.verbs.attr.PortState;
 import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
 import io.rdmaverbs.verbs.provider.AsyncEventVerbs;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.ConnectionVerbs;
 import io.rdmaverbs.verbs.provider.DeviceVerbs;
 import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
@@ -28,6 +30,9 @@ import io.rdmaverbs.verbs.provider.VerbsProvider;
  * Blocking verbs ({@link CompletionVerbs#getCqEvent}, {@link CompletionVerbs#destroyCq},
  * {@link AsyncEventVerbs#getAsyncEvent}) wait without holding any lock.
  *
+ * <p>Its connection manager ({@link #connectionVerbs}) is librdmacm's behaviour on rxe, over the
+ * {@link SimulatedNetwork} the provider is a host of ({@link #on}: two providers, two hosts).
+ *
  * <p>Besides the verbs it offers simulation hooks for tests: {@link #setPortState},
  * {@link #injectDeviceFatal}, the {@link #faults() fault plan}, and inspection like {@code rdma resource show}: {@link #resourceCounts},
  * {@link #leakedObjects}.
@@ -42,12 +47,13 @@ public final class SimulatedProvider implements VerbsProvider {
     private final SimMrVerbs mrVerbs;
     private final SimAhVerbs ahVerbs;
     private final SimAsyncEvents asyncEvents;
+    private final SimConnectionVerbs connectionVerbs;
     private final FaultPlan faults;
 
-    private SimulatedProvider(List<DeviceProfile> profiles) {
+    private SimulatedProvider(SimulatedNetwork network, List<DeviceProfile> profiles) {
         List<SimDevice> devices = SimDeviceVerbs.devicesOf(profiles);
         // One uverbs layer (handle checks, device and fabric locks) and one descriptor table for all groups.
-        SimUverbs uverbs = new SimUverbs(this, new Fabric(devices));
+        SimUverbs uverbs = new SimUverbs(this, network.fabric);
         DescriptorTable descriptors = new DescriptorTable();
         this.deviceVerbs = new SimDeviceVerbs(uverbs, devices);
         this.domains = new SimDomains(uverbs, descriptors);
@@ -57,16 +63,27 @@ public final class SimulatedProvider implements VerbsProvider {
         this.mrVerbs = new SimMrVerbs(uverbs);
         this.ahVerbs = new SimAhVerbs(uverbs);
         this.asyncEvents = new SimAsyncEvents(uverbs, deviceVerbs);
+        this.connectionVerbs = new SimConnectionVerbs(uverbs, network, deviceVerbs, qpVerbs, descriptors);
         this.faults = uverbs.faults;
+        network.join(connectionVerbs, devices);
     }
 
-    /** A provider with these devices, all on one simulated fabric. */
+    /** A provider with these devices, all on one simulated fabric, alone on its network. */
     public static SimulatedProvider of(DeviceProfile... profiles) {
-        return new SimulatedProvider(List.of(profiles));
+        return of(List.of(profiles));
     }
 
     public static SimulatedProvider of(List<DeviceProfile> profiles) {
-        return new SimulatedProvider(List.copyOf(profiles));
+        return new SimulatedProvider(SimulatedNetwork.create(), List.copyOf(profiles));
+    }
+
+    /**
+     * A provider whose devices join {@code network}, as a second host on the same wire: its QPs reach
+     * the other hosts' QPs and its CM ids connect to theirs. Device GUIDs (and so GIDs and link-local
+     * addresses) must differ from those already on the network.
+     */
+    public static SimulatedProvider on(SimulatedNetwork network, DeviceProfile... profiles) {
+        return new SimulatedProvider(network, List.of(profiles));
     }
 
     @Override
@@ -119,6 +136,15 @@ public final class SimulatedProvider implements VerbsProvider {
         return asyncEvents;
     }
 
+    @Override
+    public ConnectionVerbs connectionVerbs() {
+        return connectionVerbs;
+    }
+
+    SimConnectionVerbs cm() {
+        return connectionVerbs;
+    }
+
     // ---- simulation hooks -------------------------------------------------------------------------
 
     /**
@@ -153,6 +179,19 @@ public final class SimulatedProvider implements VerbsProvider {
     /** Whether {@link #injectDeviceFatal} was called for the device. */
     public boolean isFatal(String deviceName) {
         return deviceVerbs.device(deviceName).fatal;
+    }
+
+    /** The device's IP addresses on its network: its link-local address first, then those added. */
+    public List<InetAddress> addresses(String deviceName) {
+        return connectionVerbs.addresses(deviceName);
+    }
+
+    /**
+     * Gives the device another address, as {@code ip addr add} on its netdev does; refused when a device
+     * of the network already has it.
+     */
+    public void addAddress(String deviceName, InetAddress address) {
+        connectionVerbs.addAddress(deviceName, address);
     }
 
     /** The device's live kernel objects, like {@code rdma resource show}. */

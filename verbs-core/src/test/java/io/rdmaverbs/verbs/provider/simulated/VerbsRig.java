@@ -56,7 +56,11 @@ final class VerbsRig implements AutoCloseable {
     private final WorkCompletions wc;
 
     VerbsRig(DeviceProfile... profiles) {
-        this.provider = SimulatedProvider.of(profiles);
+        this(SimulatedProvider.of(profiles));
+    }
+
+    VerbsRig(SimulatedProvider provider) {
+        this.provider = provider;
         this.wc = provider.completionVerbs().newWorkCompletions(64);
     }
 

@@ -1,0 +1,750 @@
+package io.rdmaverbs.verbs.provider.simulated;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.attr.AddressVector;
+import io.rdmaverbs.verbs.attr.LinkLayer;
+import io.rdmaverbs.verbs.attr.QpModification;
+import io.rdmaverbs.verbs.attr.QpState;
+import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.provider.CmChannelHandle;
+import io.rdmaverbs.verbs.provider.CmConnectionParams;
+import io.rdmaverbs.verbs.provider.CmEventHandle;
+import io.rdmaverbs.verbs.provider.CmEventType;
+import io.rdmaverbs.verbs.provider.CmIdHandle;
+import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.provider.ConnectionVerbs;
+import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.Handle;
+import io.rdmaverbs.verbs.provider.QpHandle;
+import io.rdmaverbs.verbs.provider.QpInitSpec;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The simulated connection manager of one host: librdmacm and the kernel's {@code rdma_ucm},
+ * {@code rdma_cm} and IB CM over the {@link SimulatedNetwork} the host is on, with the event sequences,
+ * statuses and private-data sizes that librdmacm shows on rxe. The IB CM handshake (REQ, REP, RTU, REJ,
+ * DREQ, DREP) happens when the verb is called (the simulation has no wire delay); what times out is
+ * due when its timeout ends.
+ */
+final class SimConnectionVerbs implements ConnectionVerbs {
+
+    /** {@code IB_CM_REJ_INVALID_SERVICE_ID}: a REQ for a port no id listens on. */
+    static final int REJECT_INVALID_SERVICE_ID = 8;
+    /** {@code IB_CM_REJ_CONSUMER_DEFINED}: the peer called {@code rdma_reject}, or destroyed the request's id. */
+    static final int REJECT_CONSUMER_DEFINED = 28;
+    /** {@code RDMA_UDP_QKEY}, the Q_Key librdmacm gives UD QPs of RDMA_PS_UDP ids. */
+    static final int UDP_QKEY = 0x0123_4567;
+    /** {@code net.rdma_ucm.max_backlog}'s default. */
+    private static final int MAX_BACKLOG = 1024;
+    /** Private data the IB CM messages carry: what librdmacm reports as the event's length. */
+    private static final int REQ_PRIVATE_DATA = CmConnectionParams.MAX_CONNECT_PRIVATE_DATA;
+    private static final int REP_PRIVATE_DATA = CmConnectionParams.MAX_ACCEPT_PRIVATE_DATA;
+    private static final int REJ_PRIVATE_DATA = CmConnectionParams.MAX_REJECT_PRIVATE_DATA;
+    private final SimUverbs uverbs;
+    final SimulatedNetwork network;
+    private final SimDeviceVerbs devices;
+    private final SimQpVerbs qps;
+    private final DescriptorTable descriptors;
+    private final AtomicLong serials = new AtomicLong();
+    /** librdmacm's own context per device, opened on first use and never closed. */
+    private final Map<SimDevice, SimContext> contexts = new HashMap<>();
+    private final CmPortTable ports = new CmPortTable();
+
+    SimConnectionVerbs(SimUverbs uverbs, SimulatedNetwork network, SimDeviceVerbs devices, SimQpVerbs qps,
+            DescriptorTable descriptors) {
+        this.uverbs = uverbs;
+        this.network = network;
+        this.devices = devices;
+        this.qps = qps;
+        this.descriptors = descriptors;
+    }
+
+    // ---- channels and ids ---------------------------------------------------------------------------
+
+    @Override
+    public CmChannelHandle createEventChannel() {
+        uverbs.call("rdma_create_event_channel", null, "event channel");
+        return new SimCmChannel(uverbs.provider, serials.incrementAndGet(), descriptors.openChannel(),
+                network.lock.newCondition());
+    }
+
+    /**
+     * What the kernel does when the channel's descriptor is closed ({@code ucma_close}): it destroys the
+     * ids still on it (a connected one sends its DREQ, so the peer sees DISCONNECTED; a request's sends a
+     * REJ) and frees their events. librdmacm's void call never says so; the ids' handles become unusable.
+     */
+    @Override
+    public void destroyEventChannel(CmChannelHandle channel) {
+        SimCmChannel ch = own(channel, SimCmChannel.class);
+        uverbs.call("rdma_destroy_event_channel", null, ch.describe());
+        onNetwork(() -> {
+            ch.requireUsable();
+            for (SimCmId id : List.copyOf(ch.ids)) {
+                if (id.isGone()) {
+                    continue; // a request's id released with its listener just before
+                }
+                release(id, "was destroyed by the kernel with its event channel " + ch.describe()
+                        + " (rdma_destroy_event_channel closes the descriptor; the kernel destroys the ids on it)");
+            }
+            ch.queued.clear();
+            for (SimCmEvent held : ch.held) {
+                held.markGone("was freed by the kernel with its event channel " + ch.describe());
+            }
+            ch.held.clear();
+            descriptors.closeChannel(ch.fd());
+            ch.markGone("was already destroyed");
+            ch.eventArrived.signalAll();
+        });
+    }
+
+    @Override
+    public CmIdHandle createId(CmChannelHandle channel, CmPortSpace portSpace) {
+        SimCmChannel ch = own(channel, SimCmChannel.class);
+        Objects.requireNonNull(portSpace, "portSpace");
+        uverbs.call("rdma_create_id", null, ch.describe());
+        return onNetwork(() -> {
+            ch.requireUsable();
+            SimCmId id = new SimCmId(uverbs.provider, serials.incrementAndGet(), ch, portSpace);
+            ch.ids.add(id);
+            return id;
+        });
+    }
+
+    /**
+     * Refused (IllegalStateException) while an event of the id, or a CONNECT_REQUEST on a listening id,
+     * was returned and not acknowledged: {@code rdma_destroy_id(3)} would block forever. A QP created on
+     * the id stays alive, as with librdmacm (which does not destroy it): destroy it first.
+     */
+    @Override
+    public void destroyId(CmIdHandle id) {
+        SimCmId cmId = own(id, SimCmId.class);
+        uverbs.call("rdma_destroy_id", cmId.device, cmId.describe());
+        onNetwork(() -> {
+            cmId.requireUsable();
+            List<String> held = heldEvents(cmId);
+            if (!held.isEmpty()) {
+                throw new IllegalStateException("rdma_destroy_id(" + cmId.describe() + ") would block forever: "
+                        + String.join(", ", held) + " returned by rdma_get_cm_event and not acknowledged"
+                        + " (rdma_get_cm_event(3)); acknowledge it (ackEvent) first");
+            }
+            release(cmId, "was already destroyed");
+        });
+    }
+
+    @Override
+    public void bindAddr(CmIdHandle id, InetSocketAddress address) {
+        SimCmId cmId = own(id, SimCmId.class);
+        Objects.requireNonNull(address, "address");
+        requireResolved(address);
+        uverbs.call("rdma_bind_addr", null, cmId.describe());
+        onNetwork(() -> {
+            cmId.requireUsable();
+            if (cmId.state != SimCmId.State.IDLE) {
+                throw new VerbsException("rdma_bind_addr", cmId.describe(), Errno.EINVAL, "the id is already bound");
+            }
+            bind("rdma_bind_addr", cmId, address);
+        });
+    }
+
+    // ---- resolution -----------------------------------------------------------------------------------
+
+    /**
+     * Binds the id (to {@code source}, to the destination's device when it is on this host, else to this
+     * host's first device) and queues ADDR_RESOLVED; an address no device of the network has queues
+     * ADDR_ERROR with {@code -ETIMEDOUT}, due when the timeout ends (neighbour discovery gets no answer).
+     */
+    @Override
+    public void resolveAddr(CmIdHandle id, @Nullable InetSocketAddress source, InetSocketAddress destination,
+            Duration timeout) {
+        SimCmId cmId = own(id, SimCmId.class);
+        Objects.requireNonNull(destination, "destination");
+        requireResolved(destination);
+        if (source != null) {
+            requireResolved(source);
+        }
+        long timeoutNanos = requirePositive(timeout);
+        uverbs.call("rdma_resolve_addr", cmId.device, cmId.describe());
+        onNetwork(() -> {
+            cmId.requireUsable();
+            if (cmId.state != SimCmId.State.IDLE && cmId.state != SimCmId.State.BOUND) {
+                throw new VerbsException("rdma_resolve_addr", cmId.describe(), Errno.EINVAL, "the id is "
+                        + cmId.state + "; resolve an address on a new or bound id");
+            }
+            SimulatedNetwork.Interface target = network.find(destination.getAddress());
+            if (cmId.state == SimCmId.State.IDLE) {
+                if (source != null) {
+                    bind("rdma_resolve_addr", cmId, source);
+                } else {
+                    SimDevice via = target != null && target.host() == this ? target.device() : devices.all().getFirst();
+                    bind("rdma_resolve_addr", cmId, new InetSocketAddress(network.addresses(via).getFirst(), 0));
+                }
+            }
+            if (target == null) {
+                cmId.channel.enqueue(new SimCmEvent(CmEventType.ADDR_ERROR, cmId, null, -Errno.ETIMEDOUT.number(),
+                        new byte[0], System.nanoTime() + timeoutNanos));
+                return;
+            }
+            if (cmId.device == null) {
+                // Bound to the wildcard address: the route picks the device.
+                SimDevice via = target.host() == this ? target.device() : devices.all().getFirst();
+                attach(cmId, via);
+            }
+            cmId.peer = destination;
+            cmId.state = SimCmId.State.ADDR_RESOLVED;
+            cmId.channel.enqueue(event(CmEventType.ADDR_RESOLVED, cmId, null, 0, new byte[0]));
+        });
+    }
+
+    @Override
+    public void resolveRoute(CmIdHandle id, Duration timeout) {
+        SimCmId cmId = own(id, SimCmId.class);
+        long timeoutNanos = requirePositive(timeout);
+        uverbs.call("rdma_resolve_route", cmId.device, cmId.describe());
+        onNetwork(() -> {
+            cmId.requireUsable();
+            if (cmId.state != SimCmId.State.ADDR_RESOLVED) {
+                throw new VerbsException("rdma_resolve_route", cmId.describe(), Errno.EINVAL, "the id is "
+                        + cmId.state + "; resolve its address first (ADDR_RESOLVED)");
+            }
+            cmId.routeTimeoutNanos = timeoutNanos;
+            cmId.state = SimCmId.State.ROUTE_RESOLVED;
+            cmId.channel.enqueue(event(CmEventType.ROUTE_RESOLVED, cmId, null, 0, new byte[0]));
+        });
+    }
+
+    // ---- the handshake --------------------------------------------------------------------------------
+
+    @Override
+    public void listen(CmIdHandle id, int backlog) {
+        SimCmId cmId = own(id, SimCmId.class);
+        uverbs.call("rdma_listen", cmId.device, cmId.describe());
+        onNetwork(() -> {
+            cmId.requireUsable();
+            if (cmId.state != SimCmId.State.BOUND) {
+                throw new VerbsException("rdma_listen", cmId.describe(), Errno.EINVAL, "the id is " + cmId.state
+                        + "; bind it (rdma_bind_addr) first");
+            }
+            // rdma_ucm: a backlog outside 1..max_backlog (net.rdma_ucm.max_backlog, 1024) is max_backlog.
+            cmId.backlog = backlog <= 0 || backlog > MAX_BACKLOG ? MAX_BACKLOG : backlog;
+            cmId.state = SimCmId.State.LISTEN;
+        });
+    }
+
+    /**
+     * Sends the REQ: the listener on the peer's port gets CONNECT_REQUEST with a new id (or, when the
+     * listener's backlog of requests not yet returned by getEvent is full, this id gets REJECTED with
+     * status 28); with no listener
+     * there this id gets REJECTED with status 8 ({@code IB_CM_REJ_INVALID_SERVICE_ID}), as on rxe; when
+     * the peer's port is not ACTIVE this id gets UNREACHABLE with {@code -ETIMEDOUT} after the
+     * route's timeout.
+     */
+    @Override
+    public void connect(CmIdHandle id, CmConnectionParams params) {
+        SimCmId cmId = own(id, SimCmId.class);
+        Objects.requireNonNull(params, "params");
+        uverbs.call("rdma_connect", cmId.device, cmId.describe());
+        onNetwork(() -> {
+            cmId.requireUsable();
+            if (cmId.state != SimCmId.State.ROUTE_RESOLVED) {
+                throw new VerbsException("rdma_connect", cmId.describe(), Errno.EINVAL, "the id is " + cmId.state
+                        + "; resolve its route first (ROUTE_RESOLVED)");
+            }
+            requirePortSpaceTcp("rdma_connect", cmId);
+            requirePrivateData("rdma_connect", cmId, params.privateData(), REQ_PRIVATE_DATA);
+            InetSocketAddress peer = Objects.requireNonNull(cmId.peer);
+            SimulatedNetwork.Interface target = network.find(peer.getAddress());
+            if (target == null || !SimUverbs.locked(target.device(), () -> target.device().portActive(1))) {
+                // The REQ gets no answer: the IB CM retries until the route's timeout, then gives up.
+                cmId.state = SimCmId.State.UNREACHABLE;
+                cmId.channel.enqueue(new SimCmEvent(CmEventType.UNREACHABLE, cmId, null, -Errno.ETIMEDOUT.number(),
+                        new byte[0], System.nanoTime() + cmId.routeTimeoutNanos));
+                return;
+            }
+            SimConnectionVerbs remote = target.host();
+            SimCmId listener = remote.ports.listenerFor(cmId.portSpace, peer);
+            if (listener == null) {
+                cmId.state = SimCmId.State.REJECTED;
+                cmId.channel.enqueue(event(CmEventType.REJECTED, cmId, null, REJECT_INVALID_SERVICE_ID, new byte[0]));
+                return;
+            }
+            if (pendingRequests(listener) >= listener.backlog) {
+                // ucma's backlog is used up: the CM destroys the new id, and its REJ reaches the requester.
+                cmId.state = SimCmId.State.REJECTED;
+                cmId.channel.enqueue(event(CmEventType.REJECTED, cmId, null, REJECT_CONSUMER_DEFINED,
+                        new byte[REJ_PRIVATE_DATA]));
+                return;
+            }
+            SimCmId request = remote.requestFor(listener, target.device(), peer, cmId);
+            cmId.peerId = request;
+            cmId.state = SimCmId.State.CONNECTING;
+            listener.channel.enqueue(event(CmEventType.CONNECT_REQUEST, request, listener, 0,
+                    padded(params.privateData(), REQ_PRIVATE_DATA)));
+        });
+    }
+
+    /**
+     * Sends the REP and, for the active side, the RTU: both QPs (where the ids have one) go through RTR
+     * to RTS with each other's QP number and GID, as librdmacm moves them ({@code ibv_modify_qp}, counted
+     * by the fault plan), and both ids get ESTABLISHED; the active side's carries this private data.
+     */
+    @Override
+    public void accept(CmIdHandle id, CmConnectionParams params) {
+        SimCmId cmId = own(id, SimCmId.class);
+        Objects.requireNonNull(params, "params");
+        uverbs.call("rdma_accept", cmId.device, cmId.describe());
+        onNetwork(() -> {
+            cmId.requireUsable();
+            SimCmId active = requireRequest("rdma_accept", cmId);
+            requirePrivateData("rdma_accept", cmId, params.privateData(), REP_PRIVATE_DATA);
+            if (cmId.qp != null && active.qp != null) {
+                SimConnectionVerbs activeHost = active.provider.cm();
+                moveToRts(cmId, active);
+                activeHost.moveToRts(active, cmId);
+            }
+            cmId.state = SimCmId.State.CONNECTED;
+            active.state = SimCmId.State.CONNECTED;
+            active.channel.enqueue(event(CmEventType.ESTABLISHED, active, null, 0,
+                    padded(params.privateData(), REP_PRIVATE_DATA)));
+            cmId.channel.enqueue(event(CmEventType.ESTABLISHED, cmId, null, 0, new byte[0]));
+        });
+    }
+
+    @Override
+    public void reject(CmIdHandle id, byte[] privateData) {
+        SimCmId cmId = own(id, SimCmId.class);
+        Objects.requireNonNull(privateData, "privateData");
+        byte[] data = privateData.clone();
+        uverbs.call("rdma_reject", cmId.device, cmId.describe());
+        onNetwork(() -> {
+            cmId.requireUsable();
+            SimCmId active = requireRequest("rdma_reject", cmId);
+            requirePrivateData("rdma_reject", cmId, data, REJ_PRIVATE_DATA);
+            cmId.state = SimCmId.State.REJECTED;
+            active.state = SimCmId.State.REJECTED;
+            active.channel.enqueue(event(CmEventType.REJECTED, active, null, REJECT_CONSUMER_DEFINED,
+                    padded(data, REJ_PRIVATE_DATA)));
+        });
+    }
+
+    /**
+     * Moves the id's QP to ERR (librdmacm does, so its WRs flush) and sends the DREQ: both ids get
+     * DISCONNECTED. On an id whose peer disconnected first it sends the DREP: the QP moves to ERR and no
+     * further event comes. EINVAL on an id that is not connected or already disconnected.
+     */
+    @Override
+    public void disconnect(CmIdHandle id) {
+        SimCmId cmId = own(id, SimCmId.class);
+        uverbs.call("rdma_disconnect", cmId.device, cmId.describe());
+        onNetwork(() -> {
+            cmId.requireUsable();
+            boolean connected = cmId.state == SimCmId.State.CONNECTED;
+            boolean answering = cmId.state == SimCmId.State.DISCONNECTED && !cmId.disconnectSent;
+            if (!connected && !answering) {
+                throw new VerbsException("rdma_disconnect", cmId.describe(), Errno.EINVAL, "the id is "
+                        + cmId.state + (cmId.disconnectSent ? " and already disconnected" : "") + "; only a"
+                        + " connected id disconnects");
+            }
+            if (cmId.qp != null) {
+                qps.modifyQp(cmId.qp, QpModification.to(QpState.ERR));
+            }
+            cmId.disconnectSent = true;
+            if (connected) {
+                sendDisconnect(cmId);
+            }
+        });
+    }
+
+    // ---- QPs on ids -----------------------------------------------------------------------------------
+
+    /**
+     * {@code rdma_create_qp}: checks, as librdmacm does, that the PD is of the id's context and the QP
+     * type fits the port space, creates the QP ({@code ibv_create_qp_ex}) and moves it to INIT (a UD QP
+     * on to RTS, with {@code RDMA_UDP_QKEY}).
+     */
+    @Override
+    public QpHandle createQp(CmIdHandle id, QpInitSpec spec) {
+        SimCmId cmId = own(id, SimCmId.class);
+        Objects.requireNonNull(spec, "spec");
+        QpType expected = cmId.portSpace == CmPortSpace.TCP ? QpType.RC : QpType.UD;
+        if (spec.type() != expected) {
+            throw new IllegalArgumentException("an " + cmId.portSpace + " id takes " + expected + " QPs, not "
+                    + spec.type());
+        }
+        if (spec.pd() == null) {
+            throw new IllegalArgumentException("rdma_create_qp needs a PD");
+        }
+        SimPd pd = uverbs.own(spec.pd(), SimPd.class);
+        uverbs.call("rdma_create_qp", cmId.device, cmId.describe());
+        return onNetwork(() -> {
+            cmId.requireUsable();
+            SimContext ctx = cmId.context;
+            if (ctx == null) {
+                throw new VerbsException("rdma_create_qp", cmId.describe(), Errno.EINVAL, "the id has no device"
+                        + " yet; bind it or resolve its address first");
+            }
+            if (cmId.qp != null) {
+                throw new VerbsException("rdma_create_qp", cmId.describe(), Errno.EINVAL, "the id already has "
+                        + cmId.qp.describe());
+            }
+            if (pd.context() != ctx) {
+                throw new VerbsException("rdma_create_qp", cmId.describe(), Errno.EINVAL, pd.describe()
+                        + " belongs to " + pd.context().describe() + ", not to the id's context " + ctx.describe()
+                        + " (id->verbs): allocate the PD and CQs in ConnectionVerbs.context(id)");
+            }
+            SimQp qp = (SimQp) qps.createQp(ctx, spec);
+            if (expected == QpType.RC) {
+                qps.modifyQp(qp, QpModification.init(1, 0, EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ)));
+            } else {
+                qps.modifyQp(qp, QpModification.initDatagram(1, 0, UDP_QKEY));
+                qps.modifyQp(qp, QpModification.to(QpState.RTR));
+                qps.modifyQp(qp, QpModification.readyToSend(QpType.UD, 0));
+            }
+            cmId.qp = qp;
+            return qp;
+        });
+    }
+
+    /** {@code rdma_destroy_qp}; void in librdmacm, but the errno of its {@code ibv_destroy_qp} is thrown here. */
+    @Override
+    public void destroyQp(CmIdHandle id) {
+        SimCmId cmId = own(id, SimCmId.class);
+        onNetwork(() -> {
+            cmId.requireUsable();
+            SimQp qp = cmId.qp;
+            if (qp == null) {
+                throw new IllegalStateException(cmId.describe() + " has no QP (rdma_create_qp)");
+            }
+            qps.destroyQp(qp);
+            cmId.qp = null;
+        });
+    }
+
+    // ---- events ---------------------------------------------------------------------------------------
+
+    /** Negative {@code timeoutMillis} waits without limit, like {@code poll(2)}. */
+    @Override
+    public @Nullable CmEventHandle getEvent(CmChannelHandle channel, long timeoutMillis) {
+        SimCmChannel ch = own(channel, SimCmChannel.class);
+        uverbs.call("rdma_get_cm_event", null, ch.describe());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(timeoutMillis, 0));
+        network.lock.lock();
+        try {
+            while (true) {
+                ch.requireUsable();
+                long now = System.nanoTime();
+                SimCmEvent head = ch.queued.isEmpty() ? null : ch.queued.getFirst();
+                if (head != null && head.dueNanos - now <= 0) {
+                    ch.queued.removeFirst();
+                    head.returned = true;
+                    ch.held.add(head);
+                    return head;
+                }
+                if (ch.wakePending) {
+                    ch.wakePending = false;
+                    return null;
+                }
+                long wait = timeoutMillis < 0 ? Long.MAX_VALUE : deadline - now;
+                if (wait <= 0) {
+                    return null;
+                }
+                if (head != null) {
+                    wait = Math.min(wait, head.dueNanos - now);
+                }
+                try {
+                    ch.eventArrived.awaitNanos(wait);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new VerbsException("rdma_get_cm_event", ch.describe(), Errno.EINTR,
+                            "interrupted while waiting for a CM event");
+                }
+            }
+        } finally {
+            network.lock.unlock();
+        }
+    }
+
+    /** Not counted by the fault plan: like {@code ibv_ack_cq_events}, it cannot fail in librdmacm. */
+    @Override
+    public void ackEvent(CmEventHandle event) {
+        SimCmEvent ev = identify(event, SimCmEvent.class);
+        onNetwork(() -> {
+            if (ev.isGone()) {
+                throw new IllegalStateException(ev.describe() + " was already acknowledged");
+            }
+            ev.markGone("was already acknowledged");
+            ev.id.channel.held.remove(ev);
+        });
+    }
+
+    @Override
+    public void wakeEventWaiters(CmChannelHandle channel) {
+        SimCmChannel ch = identify(channel, SimCmChannel.class);
+        onNetwork(() -> {
+            if (!ch.isGone()) {
+                ch.wakePending = true;
+                ch.eventArrived.signalAll();
+            }
+        });
+    }
+
+    // ---- queries ------------------------------------------------------------------------------------
+
+    @Override
+    public @Nullable ContextHandle context(CmIdHandle id) {
+        SimCmId cmId = own(id, SimCmId.class);
+        return onNetwork(() -> cmId.context);
+    }
+
+    @Override
+    public @Nullable QpHandle qp(CmIdHandle id) {
+        SimCmId cmId = own(id, SimCmId.class);
+        return onNetwork(() -> cmId.qp);
+    }
+
+    @Override
+    public @Nullable InetSocketAddress localAddress(CmIdHandle id) {
+        SimCmId cmId = own(id, SimCmId.class);
+        return onNetwork(() -> cmId.local);
+    }
+
+    @Override
+    public @Nullable InetSocketAddress peerAddress(CmIdHandle id) {
+        SimCmId cmId = own(id, SimCmId.class);
+        return onNetwork(() -> cmId.peer);
+    }
+
+    /** The addresses of this host's device, for the simulation hooks. */
+    List<InetAddress> addresses(String deviceName) {
+        return network.addresses(devices.device(deviceName));
+    }
+
+    void addAddress(String deviceName, InetAddress address) {
+        network.assign(this, devices.device(deviceName), address);
+    }
+
+    // ---- the kernel's side ----------------------------------------------------------------------------
+
+    /** Binds to an address of this host (or the wildcard) and a port; port 0 picks a free one. */
+    private void bind(String verb, SimCmId cmId, InetSocketAddress address) {
+        InetAddress ip = address.getAddress();
+        SimDevice device = null;
+        if (!ip.isAnyLocalAddress()) {
+            SimulatedNetwork.Interface itf = network.find(ip);
+            if (itf == null || itf.host() != this) {
+                throw new VerbsException(verb, cmId.describe(), Errno.EADDRNOTAVAIL, ip.getHostAddress()
+                        + " is not an address of a device of this host; it has " + hostAddresses());
+            }
+            device = itf.device();
+        }
+        cmId.local = ports.bind(verb, cmId, address);
+        cmId.state = SimCmId.State.BOUND;
+        if (device != null) {
+            attach(cmId, device);
+        }
+    }
+
+    private void attach(SimCmId cmId, SimDevice device) {
+        cmId.device = device;
+        cmId.context = contexts.computeIfAbsent(device, d -> {
+            SimContext ctx = (SimContext) devices.openDevice(d.profile.info());
+            ctx.ownedByConnectionManager = true;
+            return ctx;
+        });
+    }
+
+    /** The new id a REQ makes on the listener's channel, owned by the application once it is returned. */
+    private SimCmId requestFor(SimCmId listener, SimDevice device, InetSocketAddress local, SimCmId active) {
+        SimCmId request = new SimCmId(uverbs.provider, serials.incrementAndGet(), listener.channel, listener.portSpace);
+        attach(request, device);
+        request.local = local;
+        request.peer = active.local;
+        request.peerId = active;
+        request.state = SimCmId.State.REQUEST;
+        listener.channel.ids.add(request);
+        return request;
+    }
+
+    private SimCmId requireRequest(String verb, SimCmId cmId) {
+        SimCmId active = cmId.peerId;
+        if (cmId.state != SimCmId.State.REQUEST || active == null) {
+            throw new VerbsException(verb, cmId.describe(), Errno.EINVAL, "the id is " + cmId.state
+                    + "; only the id of a CONNECT_REQUEST is accepted or rejected");
+        }
+        if (active.isGone() || active.state != SimCmId.State.CONNECTING) {
+            throw new VerbsException(verb, cmId.describe(), Errno.EINVAL, "the requesting id " + active.describe()
+                    + " no longer waits for an answer");
+        }
+        return active;
+    }
+
+    /** INIT (if librdmacm has not done it yet) to RTR to RTS towards the peer's QP, as the CM's QP attributes say. */
+    void moveToRts(SimCmId cmId, SimCmId peer) {
+        SimQp qp = Objects.requireNonNull(cmId.qp);
+        SimQp remote = Objects.requireNonNull(peer.qp);
+        SimDevice remoteDevice = Objects.requireNonNull(peer.device);
+        DeviceProfile.Port port = remoteDevice.profile.port(1);
+        AddressVector path = port.linkLayer() == LinkLayer.ETHERNET ? AddressVector.roce(1, port.gid(0), 0)
+                : AddressVector.infiniband(1, port.lid());
+        Objects.requireNonNull(cmId.device);
+        qps.modifyQp(qp, QpModification.readyToReceive(QpType.RC, path, remote.qpNum(), 0,
+                cmId.device.profile.port(1).activeMtu()));
+        qps.modifyQp(qp, QpModification.readyToSend(QpType.RC, 0));
+    }
+
+    /** The DREQ of a connected id: the peer's id is disconnected too; both sides get DISCONNECTED. */
+    private void sendDisconnect(SimCmId cmId) {
+        cmId.state = SimCmId.State.DISCONNECTED;
+        cmId.channel.enqueue(event(CmEventType.DISCONNECTED, cmId, null, 0, new byte[0]));
+        SimCmId peer = cmId.peerId;
+        if (peer != null && !peer.isGone() && peer.state == SimCmId.State.CONNECTED) {
+            peer.state = SimCmId.State.DISCONNECTED;
+            peer.channel.enqueue(event(CmEventType.DISCONNECTED, peer, null, 0, new byte[0]));
+        }
+    }
+
+    /**
+     * The kernel's part of destroying an id: a connected id sends its DREQ (the peer gets DISCONNECTED),
+     * an unanswered request's id its REJ (the requester gets REJECTED); queued events are dropped, a
+     * CONNECT_REQUEST with its new id; the port is freed.
+     */
+    private void release(SimCmId cmId, String why) {
+        if (cmId.state == SimCmId.State.CONNECTED) {
+            sendDisconnect(cmId);
+        } else if (cmId.state == SimCmId.State.REQUEST && cmId.peerId != null
+                && cmId.peerId.state == SimCmId.State.CONNECTING && !cmId.peerId.isGone()) {
+            SimCmId active = cmId.peerId;
+            active.state = SimCmId.State.REJECTED;
+            active.channel.enqueue(event(CmEventType.REJECTED, active, null, REJECT_CONSUMER_DEFINED,
+                    new byte[REJ_PRIVATE_DATA]));
+        }
+        for (SimCmEvent queued : List.copyOf(cmId.channel.queued)) {
+            if (queued.id == cmId || queued.listenId == cmId) {
+                cmId.channel.queued.remove(queued);
+                if (queued.type() == CmEventType.CONNECT_REQUEST && queued.id != cmId) {
+                    release(queued.id, "was destroyed by the kernel with its listening id before it was returned");
+                }
+            }
+        }
+        ports.release(cmId);
+        cmId.channel.ids.remove(cmId);
+        cmId.markGone(why);
+    }
+
+    /** CONNECT_REQUESTs of the listener queued and not yet returned: what ucma's backlog counts. */
+    private static long pendingRequests(SimCmId listener) {
+        return listener.channel.queued.stream().filter(e -> e.type() == CmEventType.CONNECT_REQUEST
+                && e.listenId == listener).count();
+    }
+
+    private List<String> heldEvents(SimCmId cmId) {
+        List<String> held = new ArrayList<>();
+        // A CONNECT_REQUEST is on the listener's channel, which is also its new id's.
+        for (SimCmEvent event : cmId.channel.held) {
+            if (event.heldFor(cmId)) {
+                held.add(event.describe());
+            }
+        }
+        return held;
+    }
+
+    private SimCmEvent event(CmEventType type, SimCmId id, @Nullable SimCmId listenId, int status, byte[] data) {
+        return new SimCmEvent(type, id, listenId, status, data, System.nanoTime());
+    }
+
+    private String hostAddresses() {
+        List<String> all = new ArrayList<>();
+        for (SimDevice d : devices.all()) {
+            for (InetAddress a : network.addresses(d)) {
+                all.add(a.getHostAddress() + " (" + d.name() + ")");
+            }
+        }
+        return all.toString();
+    }
+
+    // ---- checks -----------------------------------------------------------------------------------------
+
+    private <T extends SimCmObject> T identify(Handle handle, Class<T> type) {
+        Objects.requireNonNull(handle, "handle");
+        if (!(handle instanceof SimCmObject sim) || sim.provider != uverbs.provider) {
+            throw new IllegalArgumentException(handle.describe() + " was not created by this simulated provider");
+        }
+        if (!type.isInstance(handle)) {
+            throw new IllegalArgumentException(handle.describe() + " is not a " + type.getSimpleName());
+        }
+        return type.cast(handle);
+    }
+
+    private <T extends SimCmObject> T own(Handle handle, Class<T> type) {
+        T sim = identify(handle, type);
+        sim.requireUsable();
+        return sim;
+    }
+
+    private static void requireResolved(InetSocketAddress address) {
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException(address + " is unresolved; the CM takes IP addresses, not host names");
+        }
+    }
+
+    private static long requirePositive(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
+        return timeout.toNanos();
+    }
+
+    private static void requirePortSpaceTcp(String verb, SimCmId cmId) {
+        if (cmId.portSpace != CmPortSpace.TCP) {
+            throw new VerbsException(verb, cmId.describe(), Errno.EOPNOTSUPP, "the simulated CM does not model"
+                    + " the SIDR exchange of RDMA_PS_UDP ids yet");
+        }
+    }
+
+    /** The kernel refuses more private data than the IB CM message carries ({@code ib_send_cm_*}: EINVAL). */
+    private static void requirePrivateData(String verb, SimCmId cmId, byte[] data, int max) {
+        if (data.length > max) {
+            throw new VerbsException(verb, cmId.describe(), Errno.EINVAL, data.length + " bytes of private data;"
+                    + " the IB CM message carries at most " + max + " (" + verb + "(3))");
+        }
+    }
+
+    private static byte[] padded(byte[] data, int transportLength) {
+        return java.util.Arrays.copyOf(data, transportLength);
+    }
+
+    private <T> T onNetwork(Supplier<T> action) {
+        network.lock.lock();
+        try {
+            return action.get();
+        } finally {
+            network.lock.unlock();
+        }
+    }
+
+    private void onNetwork(Runnable action) {
+        network.lock.lock();
+        try {
+            action.run();
+        } finally {
+            network.lock.unlock();
+        }
+    }
+}
