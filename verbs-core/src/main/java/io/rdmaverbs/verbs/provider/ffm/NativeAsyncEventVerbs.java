@@ -4,7 +4,6 @@ import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.Map;
 
 import io.rdmaverbs.verbs.attr.AsyncEventType;
 import io.rdmaverbs.verbs.error.Errno;
@@ -22,16 +21,11 @@ final class NativeAsyncEventVerbs implements AsyncEventVerbs {
 
     private final NativeVerbsProvider provider;
     /* The provider's address -> handle maps, to turn the element of an event back into its handle. */
-    private final Map<Long, NativeCq> cqs;
-    private final Map<Long, NativeQp> qps;
-    private final Map<Long, NativeSrq> srqs;
+    private final NativeHandleIndex index;
 
-    NativeAsyncEventVerbs(NativeVerbsProvider provider, Map<Long, NativeCq> cqs, Map<Long, NativeQp> qps,
-            Map<Long, NativeSrq> srqs) {
+    NativeAsyncEventVerbs(NativeVerbsProvider provider, NativeHandleIndex index) {
         this.provider = provider;
-        this.cqs = cqs;
-        this.qps = qps;
-        this.srqs = srqs;
+        this.index = index;
     }
 
     @Override
@@ -85,9 +79,9 @@ final class NativeAsyncEventVerbs implements AsyncEventVerbs {
         }
         AsyncEventType type = AsyncEventType.of(value);
         return switch (type.element()) {
-            case CQ -> new AsyncEventRecord(type, cqs.get(IbvAsyncEvent.ELEMENT_CQ.get(event).address()), 0);
-            case QP -> new AsyncEventRecord(type, qps.get(IbvAsyncEvent.ELEMENT_QP.get(event).address()), 0);
-            case SRQ -> new AsyncEventRecord(type, srqs.get(IbvAsyncEvent.ELEMENT_SRQ.get(event).address()),
+            case CQ -> new AsyncEventRecord(type, index.cqs().get(IbvAsyncEvent.ELEMENT_CQ.get(event).address()), 0);
+            case QP -> new AsyncEventRecord(type, index.qps().get(IbvAsyncEvent.ELEMENT_QP.get(event).address()), 0);
+            case SRQ -> new AsyncEventRecord(type, index.srqs().get(IbvAsyncEvent.ELEMENT_SRQ.get(event).address()),
                     0);
             case PORT -> new AsyncEventRecord(type, null, IbvAsyncEvent.ELEMENT_PORT_NUM.get(event));
             case WQ, DEVICE -> new AsyncEventRecord(type, null, 0);

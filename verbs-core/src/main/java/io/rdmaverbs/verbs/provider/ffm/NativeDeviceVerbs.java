@@ -14,7 +14,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
@@ -35,16 +34,11 @@ final class NativeDeviceVerbs implements DeviceVerbs {
 
     private final NativeVerbsProvider provider;
     /* The provider's address -> handle maps: a closed context takes its CQs, QPs and SRQs with it. */
-    private final Map<Long, NativeCq> cqs;
-    private final Map<Long, NativeQp> qps;
-    private final Map<Long, NativeSrq> srqs;
+    private final NativeHandleIndex index;
 
-    NativeDeviceVerbs(NativeVerbsProvider provider, Map<Long, NativeCq> cqs, Map<Long, NativeQp> qps,
-            Map<Long, NativeSrq> srqs) {
+    NativeDeviceVerbs(NativeVerbsProvider provider, NativeHandleIndex index) {
         this.provider = provider;
-        this.cqs = cqs;
-        this.qps = qps;
-        this.srqs = srqs;
+        this.index = index;
     }
 
     @Override
@@ -119,9 +113,7 @@ final class NativeDeviceVerbs implements DeviceVerbs {
         // Only now: a failed close leaves the context usable, and its waiters wakeable.
         c.wake().close();
         // Whatever the graph left behind is gone with the context; its addresses may be reused.
-        cqs.values().removeIf(cq -> cq.context() == c);
-        qps.values().removeIf(qp -> qp.context() == c);
-        srqs.values().removeIf(srq -> srq.context() == c);
+        index.forgetObjectsOf(c);
     }
 
     @Override

@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
 import io.rdmaverbs.verbs.provider.AsyncEventVerbs;
@@ -71,9 +69,7 @@ public final class NativeVerbsProvider implements VerbsProvider {
 
     private final String library;
     /* Address -> handle, to turn the pointers in CQ and async events back into the caller's handles. */
-    private final Map<Long, NativeCq> cqs = new ConcurrentHashMap<>();
-    private final Map<Long, NativeQp> qps = new ConcurrentHashMap<>();
-    private final Map<Long, NativeSrq> srqs = new ConcurrentHashMap<>();
+    private final NativeHandleIndex index = new NativeHandleIndex();
     /* One object per verb group; they share the handle checks below and the address -> handle maps. */
     private final NativeDeviceVerbs deviceVerbs;
     private final NativeDomainVerbs domainVerbs;
@@ -86,14 +82,14 @@ public final class NativeVerbsProvider implements VerbsProvider {
 
     private NativeVerbsProvider(String library) {
         this.library = library;
-        this.deviceVerbs = new NativeDeviceVerbs(this, cqs, qps, srqs);
+        this.deviceVerbs = new NativeDeviceVerbs(this, index);
         this.domainVerbs = new NativeDomainVerbs(this);
-        this.completionVerbs = new NativeCompletionVerbs(this, cqs);
-        this.srqVerbs = new NativeSrqVerbs(this, srqs);
-        this.qpVerbs = new NativeQpVerbs(this, qps);
+        this.completionVerbs = new NativeCompletionVerbs(this, index.cqs());
+        this.srqVerbs = new NativeSrqVerbs(this, index.srqs());
+        this.qpVerbs = new NativeQpVerbs(this, index.qps());
         this.mrVerbs = new NativeMrVerbs(this);
         this.ahVerbs = new NativeAhVerbs(this);
-        this.asyncEventVerbs = new NativeAsyncEventVerbs(this, cqs, qps, srqs);
+        this.asyncEventVerbs = new NativeAsyncEventVerbs(this, index);
     }
 
     // ---- loading --------------------------------------------------------------------------------
