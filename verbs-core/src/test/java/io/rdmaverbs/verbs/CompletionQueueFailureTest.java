@@ -3,23 +3,13 @@ package io.rdmaverbs.verbs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Set;
 
 import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
-import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
-import io.rdmaverbs.verbs.provider.AsyncEventVerbs;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
-import io.rdmaverbs.verbs.provider.DeviceVerbs;
-import io.rdmaverbs.verbs.provider.DomainVerbs;
-import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
-import io.rdmaverbs.verbs.provider.QueuePairVerbs;
-import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
-import io.rdmaverbs.verbs.provider.VerbsProvider;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 import io.rdmaverbs.verbs.scenario.Fixtures;
@@ -32,61 +22,17 @@ class CompletionQueueFailureTest {
     private final SimulatedProvider simulated = SimulatedProvider.of(DeviceProfile.rxe("rxe0"));
     /** The completion verbs that fail, by method name, with the provider's unnamed error. */
     private volatile Set<String> failing = Set.of();
-    private final CompletionVerbs completions = (CompletionVerbs) Proxy.newProxyInstance(
-            getClass().getClassLoader(), new Class<?>[] {CompletionVerbs.class}, (proxy, method, args) -> {
-                if (failing.contains(method.getName())) {
-                    throw new VerbsException(method.getName(), "ibv_cq@0x1", Errno.EINVAL, "refused");
+    private final CompletionVerbs completions = ForwardingProvider.around(CompletionVerbs.class,
+            simulated.completionVerbs(), (verb, args, call) -> {
+                if (failing.contains(verb.getName())) {
+                    throw new VerbsException(verb.getName(), "ibv_cq@0x1", Errno.EINVAL, "refused");
                 }
-                try {
-                    return method.invoke(simulated.completionVerbs(), args);
-                } catch (InvocationTargetException e) {
-                    throw e.getCause();
-                }
+                return call.proceed();
             });
-    private final Verbs verbs = Verbs.using(new VerbsProvider() {
-        @Override
-        public String name() {
-            return simulated.name();
-        }
-
-        @Override
-        public DeviceVerbs deviceVerbs() {
-            return simulated.deviceVerbs();
-        }
-
-        @Override
-        public DomainVerbs domainVerbs() {
-            return simulated.domainVerbs();
-        }
-
+    private final Verbs verbs = Verbs.using(new ForwardingProvider(simulated) {
         @Override
         public CompletionVerbs completionVerbs() {
             return completions;
-        }
-
-        @Override
-        public SharedReceiveQueueVerbs sharedReceiveQueueVerbs() {
-            return simulated.sharedReceiveQueueVerbs();
-        }
-
-        @Override
-        public QueuePairVerbs queuePairVerbs() {
-            return simulated.queuePairVerbs();
-        }
-
-        @Override
-        public MemoryRegionVerbs memoryRegionVerbs() {
-            return simulated.memoryRegionVerbs();
-        }
-
-        @Override
-        public AddressHandleVerbs addressHandleVerbs() {
-            return simulated.addressHandleVerbs();
-        }
-
-        @Override
-        public AsyncEventVerbs asyncEventVerbs() {
-            return simulated.asyncEventVerbs();
         }
     });
     private final DeviceContext ctx = verbs.openDevice("rxe0");

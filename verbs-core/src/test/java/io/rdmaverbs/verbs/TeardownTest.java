@@ -2,23 +2,14 @@ package io.rdmaverbs.verbs;
 
 import io.rdmaverbs.verbs.error.Errno;
 import java.lang.foreign.Arena;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.provider.MrHandle;
-import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
-import io.rdmaverbs.verbs.provider.AsyncEventVerbs;
-import io.rdmaverbs.verbs.provider.CompletionVerbs;
-import io.rdmaverbs.verbs.provider.DeviceVerbs;
 import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
-import io.rdmaverbs.verbs.provider.QueuePairVerbs;
-import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
@@ -35,29 +26,22 @@ class TeardownTest {
     private final List<MrHandle> regions = new ArrayList<>();
 
     /** A provider whose ibv_dealloc_pd takes the PD's memory regions along instead of failing with EBUSY. */
-    private final VerbsProvider lenient = new VerbsProvider() {
-        private final DomainVerbs domains = intercept(DomainVerbs.class, simulated.domainVerbs(), (method, args) -> {
-            if (method.getName().equals("deallocPd")) {
+    private final VerbsProvider lenient = new ForwardingProvider(simulated) {
+        private final DomainVerbs domains = around(DomainVerbs.class, simulated.domainVerbs(), (verb, args, call) -> {
+            if (verb.getName().equals("deallocPd")) {
                 regions.forEach(simulated.memoryRegionVerbs()::deregMr);
                 regions.clear();
             }
-        }, result -> { });
-        private final MemoryRegionVerbs memory = intercept(MemoryRegionVerbs.class, simulated.memoryRegionVerbs(),
-                (method, args) -> { }, result -> {
+            return call.proceed();
+        });
+        private final MemoryRegionVerbs memory = around(MemoryRegionVerbs.class, simulated.memoryRegionVerbs(),
+                (verb, args, call) -> {
+                    Object result = call.proceed();
                     if (result instanceof MrHandle mr) {
                         regions.add(mr);
                     }
+                    return result;
                 });
-
-        @Override
-        public String name() {
-            return simulated.name();
-        }
-
-        @Override
-        public DeviceVerbs deviceVerbs() {
-            return simulated.deviceVerbs();
-        }
 
         @Override
         public DomainVerbs domainVerbs() {
@@ -65,51 +49,10 @@ class TeardownTest {
         }
 
         @Override
-        public CompletionVerbs completionVerbs() {
-            return simulated.completionVerbs();
-        }
-
-        @Override
-        public SharedReceiveQueueVerbs sharedReceiveQueueVerbs() {
-            return simulated.sharedReceiveQueueVerbs();
-        }
-
-        @Override
-        public QueuePairVerbs queuePairVerbs() {
-            return simulated.queuePairVerbs();
-        }
-
-        @Override
         public MemoryRegionVerbs memoryRegionVerbs() {
             return memory;
         }
-
-        @Override
-        public AddressHandleVerbs addressHandleVerbs() {
-            return simulated.addressHandleVerbs();
-        }
-
-        @Override
-        public AsyncEventVerbs asyncEventVerbs() {
-            return simulated.asyncEventVerbs();
-        }
     };
-
-    private static <T> T intercept(Class<T> group, T target, java.util.function.BiConsumer<Method, Object[]> before,
-            java.util.function.Consumer<Object> after) {
-        return group.cast(Proxy.newProxyInstance(TeardownTest.class.getClassLoader(), new Class<?>[] {group},
-                (proxy, method, args) -> {
-                    before.accept(method, args);
-                    Object result;
-                    try {
-                        result = method.invoke(target, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                    after.accept(result);
-                    return result;
-                }));
-    }
 
     @Test
     void anAttemptTheProviderLetsThroughDespiteAPredictedEbusyEndsTheDependentsAsDefunct() {

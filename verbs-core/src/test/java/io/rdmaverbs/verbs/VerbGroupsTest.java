@@ -8,19 +8,10 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
-import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
-import io.rdmaverbs.verbs.provider.AsyncEventVerbs;
-import io.rdmaverbs.verbs.provider.CompletionVerbs;
-import io.rdmaverbs.verbs.provider.DeviceVerbs;
-import io.rdmaverbs.verbs.provider.DomainVerbs;
-import io.rdmaverbs.verbs.provider.MemoryRegionVerbs;
-import io.rdmaverbs.verbs.provider.QueuePairVerbs;
-import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
@@ -83,63 +74,19 @@ class VerbGroupsTest {
     }
 
     /** A provider that counts how often a group object is asked of it. */
-    private static final class CountingProvider implements VerbsProvider {
+    /** Counts the verb groups the graph asks its provider for. */
+    private static final class CountingProvider extends ForwardingProvider {
 
-        private final VerbsProvider delegate;
         final AtomicInteger groupsHandedOut = new AtomicInteger();
 
         CountingProvider(VerbsProvider delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
-        private <G> G counted(Supplier<G> group) {
+        @Override
+        <G> G handOut(G group) {
             groupsHandedOut.incrementAndGet();
-            return group.get();
-        }
-
-        @Override
-        public String name() {
-            return delegate.name();
-        }
-
-        @Override
-        public DeviceVerbs deviceVerbs() {
-            return counted(delegate::deviceVerbs);
-        }
-
-        @Override
-        public DomainVerbs domainVerbs() {
-            return counted(delegate::domainVerbs);
-        }
-
-        @Override
-        public CompletionVerbs completionVerbs() {
-            return counted(delegate::completionVerbs);
-        }
-
-        @Override
-        public SharedReceiveQueueVerbs sharedReceiveQueueVerbs() {
-            return counted(delegate::sharedReceiveQueueVerbs);
-        }
-
-        @Override
-        public QueuePairVerbs queuePairVerbs() {
-            return counted(delegate::queuePairVerbs);
-        }
-
-        @Override
-        public MemoryRegionVerbs memoryRegionVerbs() {
-            return counted(delegate::memoryRegionVerbs);
-        }
-
-        @Override
-        public AddressHandleVerbs addressHandleVerbs() {
-            return counted(delegate::addressHandleVerbs);
-        }
-
-        @Override
-        public AsyncEventVerbs asyncEventVerbs() {
-            return counted(delegate::asyncEventVerbs);
+            return group;
         }
     }
 }
