@@ -106,6 +106,19 @@ class ConnectionManagerTest {
     }
 
     /** rdma_resolve_addr and rdma_resolve_route, each event acknowledged, as rping's client does. */
+    /**
+     * Connects the client's {@code active} id to the server's listener on {@code serverChannel} and
+     * accepts the request: the server has acknowledged its CONNECT_REQUEST and ESTABLISHED events.
+     */
+    private CmIdHandle accepted(CmChannelHandle serverChannel, CmIdHandle active) {
+        client.connect(active, CmConnectionParams.defaults());
+        CmEventHandle request = expect(server, serverChannel, CmEventType.CONNECT_REQUEST);
+        server.accept(request.id(), CmConnectionParams.defaults());
+        server.ackEvent(request);
+        expectAndAck(server, serverChannel, CmEventType.ESTABLISHED);
+        return request.id();
+    }
+
     private CmIdHandle resolved(CmChannelHandle channel, InetSocketAddress destination) {
         CmIdHandle id = client.createId(channel, CmPortSpace.TCP);
         client.resolveAddr(id, null, destination, TIMEOUT);
@@ -327,11 +340,7 @@ class ConnectionManagerTest {
         CmChannelHandle clientChannel = client.createEventChannel();
         listening(serverChannel);
         CmIdHandle active = resolved(clientChannel, serverAddress);
-        client.connect(active, CmConnectionParams.defaults());
-        CmEventHandle request = expect(server, serverChannel, CmEventType.CONNECT_REQUEST);
-        server.accept(request.id(), CmConnectionParams.defaults());
-        server.ackEvent(request);
-        expectAndAck(server, serverChannel, CmEventType.ESTABLISHED);
+        accepted(serverChannel, active);
 
         client.destroyEventChannel(clientChannel);
 
@@ -461,11 +470,7 @@ class ConnectionManagerTest {
         CmChannelHandle clientChannel = client.createEventChannel();
         listening(serverChannel);
         CmIdHandle first = resolved(clientChannel, serverAddress);
-        client.connect(first, CmConnectionParams.defaults());
-        CmEventHandle request = expect(server, serverChannel, CmEventType.CONNECT_REQUEST);
-        server.accept(request.id(), CmConnectionParams.defaults());
-        server.ackEvent(request);
-        expectAndAck(server, serverChannel, CmEventType.ESTABLISHED);
+        accepted(serverChannel, first);
         expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
 
         client.destroyId(first);
