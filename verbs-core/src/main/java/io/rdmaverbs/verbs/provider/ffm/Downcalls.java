@@ -43,7 +43,8 @@ final class Downcalls {
     static {
         try {
             MISSING = MethodHandles.lookup().findStatic(Downcalls.class, "missing",
-                    MethodType.methodType(ProviderUnavailableException.class, String.class, String.class));
+                    MethodType.methodType(ProviderUnavailableException.class, String.class, String.class,
+                            String.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -73,14 +74,16 @@ final class Downcalls {
     /**
      * A downcall handle for {@code name}; when the library lacks it, a handle of the same type that
      * throws {@link Reason#SYMBOL_MISSING} when called, so that a missing symbol fails only its verb.
+     *
+     * @param remedy what the user can do about a library too old to have the symbol, in one sentence
      */
-    static MethodHandle symbol(@Nullable SymbolLookup lookup, String library, String name,
+    static MethodHandle symbol(@Nullable SymbolLookup lookup, String library, String remedy, String name,
             FunctionDescriptor descriptor, Linker.Option... options) {
         LINKED.add(new Linkage(descriptor, Arrays.asList(options)));
         Optional<MemorySegment> address = lookup == null ? Optional.empty() : lookup.find(name);
         if (address.isEmpty()) {
             String where = lookup == null ? library + " is not loaded" : library + " has no symbol " + name;
-            return throwing(where, name, descriptor, options);
+            return throwing(where, name, remedy, descriptor, options);
         }
         return LINKER.downcallHandle(address.get(), descriptor, options);
     }
@@ -105,23 +108,22 @@ final class Downcalls {
         throw new IllegalStateException("unexpected checked exception from a downcall", t);
     }
 
-    private static MethodHandle throwing(String where, String name, FunctionDescriptor descriptor,
+    private static MethodHandle throwing(String where, String name, String remedy, FunctionDescriptor descriptor,
             Linker.Option... options) {
         MethodType type = descriptor.toMethodType();
         if (Arrays.asList(options).contains(ERRNO)) {
             type = type.insertParameterTypes(0, MemorySegment.class);
         }
         MethodHandle thrower = MethodHandles.throwException(type.returnType(), ProviderUnavailableException.class);
-        MethodHandle fresh = MethodHandles.insertArguments(MISSING, 0, where, name);
+        MethodHandle fresh = MethodHandles.insertArguments(MISSING, 0, where, name, remedy);
         return MethodHandles.dropArguments(MethodHandles.collectArguments(thrower, 0, fresh), 0,
                 type.parameterList());
     }
 
     @SuppressWarnings("unused") // through MISSING
-    private static ProviderUnavailableException missing(String where, String name) {
+    private static ProviderUnavailableException missing(String where, String name, String remedy) {
         return new ProviderUnavailableException(Reason.SYMBOL_MISSING, where + ", so " + name
                 + " cannot be called. The library is older than this binding expects (rdma-core 44 or newer): "
-                + "upgrade libibverbs1 / rdma-core, or point -D" + Libibverbs.LIBRARY_PROPERTY
-                + " at a current libibverbs.so.1.");
+                + remedy);
     }
 }

@@ -33,7 +33,8 @@ final class Libc {
     }
 
     private static MethodHandle symbol(String name, FunctionDescriptor descriptor, Linker.Option... options) {
-        return Downcalls.symbol(Downcalls.LINKER.defaultLookup(), "libc", name, descriptor, options);
+        return Downcalls.symbol(Downcalls.LINKER.defaultLookup(), "libc",
+                "run on a glibc that has it (Debian 12's does).", name, descriptor, options);
     }
 
     /** {@code int open(const char *path, int flags, ...)}: the mode is variadic. */

@@ -113,14 +113,18 @@ final class Libibverbs {
         }
     }
 
+    /** What to do when this library lacks a symbol the binding calls. */
+    private static final String UPGRADE = "upgrade libibverbs1 / rdma-core, or point -D" + LIBRARY_PROPERTY
+            + " at a current libibverbs.so.1.";
+
     /** A function that reports failure through {@code errno}: its handle takes a {@link CallState} first. */
     private static MethodHandle symbol(String name, FunctionDescriptor descriptor) {
-        return Downcalls.symbol(lookup, "libibverbs", name, descriptor, ERRNO);
+        return Downcalls.symbol(lookup, "libibverbs", UPGRADE, name, descriptor, ERRNO);
     }
 
     /** A function that cannot fail (or returns nothing): no errno to capture. */
     private static MethodHandle infallible(String name, FunctionDescriptor descriptor) {
-        return Downcalls.symbol(lookup, "libibverbs", name, descriptor);
+        return Downcalls.symbol(lookup, "libibverbs", UPGRADE, name, descriptor);
     }
 
     // ---- devices ------------------------------------------------------------------------------

@@ -90,14 +90,18 @@ final class Librdmacm {
                 + "Fix that path, or remove it to use the system's " + LIBRARY_NAME + " " + install + ".", cause);
     }
 
+    /** What to do when this library lacks a symbol the binding calls. */
+    private static final String UPGRADE = "upgrade librdmacm1 / rdma-core, or point -D" + LIBRARY_PROPERTY
+            + " at a current librdmacm.so.1.";
+
     /** A function that reports failure through {@code errno}: its handle takes a {@link CallState} first. */
     private static MethodHandle symbol(String name, FunctionDescriptor descriptor) {
-        return Downcalls.symbol(lookup, "librdmacm", name, descriptor, ERRNO);
+        return Downcalls.symbol(lookup, "librdmacm", UPGRADE, name, descriptor, ERRNO);
     }
 
     /** A function that cannot fail (or returns nothing): no errno to capture. */
     private static MethodHandle infallible(String name, FunctionDescriptor descriptor) {
-        return Downcalls.symbol(lookup, "librdmacm", name, descriptor);
+        return Downcalls.symbol(lookup, "librdmacm", UPGRADE, name, descriptor);
     }
 
     /** struct rdma_event_channel *rdma_create_event_channel(void): NULL and errno on failure. */

@@ -105,13 +105,15 @@ class NativeProviderLoadingTest {
     @Test
     void aSymbolTheLibraryLacksFailsOnlyTheCallThatNeedsItWithSymbolMissing() {
         MethodHandle handle = Downcalls.symbol(Linker.nativeLinker().defaultLookup(), "libc",
-                "ibv_no_such_verb", FunctionDescriptor.of(JAVA_INT, ADDRESS), Downcalls.ERRNO);
+                "upgrade the library that should have it.", "ibv_no_such_verb", FunctionDescriptor.of(JAVA_INT, ADDRESS),
+                Downcalls.ERRNO);
 
         assertThatThrownBy(() -> {
             int ignored = (int) handle.invokeExact(CallState.current(), MemorySegment.NULL);
         }).isInstanceOfSatisfying(ProviderUnavailableException.class, e -> {
             assertThat(e.reason()).isEqualTo(Reason.SYMBOL_MISSING);
-            assertThat(e.getMessage()).contains("ibv_no_such_verb").contains("rdma-core");
+            assertThat(e.getMessage()).contains("ibv_no_such_verb").contains("rdma-core")
+                    .endsWith("upgrade the library that should have it.");
         });
     }
 }
