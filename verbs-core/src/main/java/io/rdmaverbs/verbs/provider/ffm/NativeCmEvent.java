@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 final class NativeCmEvent extends NativeHandle implements CmEventHandle {
 
     private final CmEvent event;
+    private final CmEventType type;
     private final NativeCmId id;
     private final @Nullable NativeCmId listenId;
     private final byte[] privateData;
@@ -19,6 +20,8 @@ final class NativeCmEvent extends NativeHandle implements CmEventHandle {
     NativeCmEvent(NativeVerbsProvider provider, CmEvent event, NativeCmId id, @Nullable NativeCmId listenId) {
         super(provider, "rdma_cm_event", event.event());
         this.event = event;
+        // Both enums are enum rdma_cm_event_type in header order.
+        this.type = CmEventType.values()[event.type().ordinal()];
         this.id = id;
         this.listenId = listenId;
         this.privateData = event.conn().map(CmConnParam::privateData).orElse(new byte[0]);
@@ -31,7 +34,7 @@ final class NativeCmEvent extends NativeHandle implements CmEventHandle {
 
     @Override
     public CmEventType type() {
-        return CmEventType.valueOf(event.type().name());
+        return type;
     }
 
     @Override
