@@ -126,8 +126,7 @@ public final class CmId extends VerbsResource {
         requireResolvedAddress(address);
         call("rdma_bind_addr", () -> {
             requireRole("rdma_bind_addr", CmIdRole.IDLE, "bind a new id");
-            cm.bindAddr(handle, address);
-            role = CmIdRole.BOUND;
+            moveAcross(CmIdRole.BOUND, () -> cm.bindAddr(handle, address));
             adoptContextIfResolved();
         });
     }
@@ -144,8 +143,7 @@ public final class CmId extends VerbsResource {
         }
         call("rdma_listen", () -> {
             requireRole("rdma_listen", CmIdRole.BOUND, "bind it first (rdma_bind_addr)");
-            cm.listen(handle, backlog);
-            role = CmIdRole.LISTENING;
+            moveAcross(CmIdRole.LISTENING, () -> cm.listen(handle, backlog));
         });
     }
 
@@ -164,8 +162,7 @@ public final class CmId extends VerbsResource {
             if (role != CmIdRole.IDLE && role != CmIdRole.BOUND) {
                 throw refused("rdma_resolve_addr", "resolve an address on a new or bound id");
             }
-            cm.resolveAddr(handle, source, destination, timeout);
-            role = CmIdRole.RESOLVING;
+            moveAcross(CmIdRole.RESOLVING, () -> cm.resolveAddr(handle, source, destination, timeout));
             adoptContextIfResolved();
         });
     }
@@ -272,8 +269,7 @@ public final class CmId extends VerbsResource {
                 throw refused("rdma_connect", "resolve its route first (rdma_resolve_route, then "
                         + "RDMA_CM_EVENT_ROUTE_RESOLVED)");
             }
-            cm.connect(handle, params);
-            role = CmIdRole.CONNECTING;
+            moveAcross(CmIdRole.CONNECTING, () -> cm.connect(handle, params));
         });
     }
 
@@ -287,8 +283,7 @@ public final class CmId extends VerbsResource {
         requirePrivateData("rdma_accept", params.privateData(), CmConnectionParams.MAX_ACCEPT_PRIVATE_DATA);
         call("rdma_accept", () -> {
             requireRole("rdma_accept", CmIdRole.PASSIVE, "only the id of a CONNECT_REQUEST is accepted");
-            cm.accept(handle, params);
-            role = CmIdRole.CONNECTING;
+            moveAcross(CmIdRole.CONNECTING, () -> cm.accept(handle, params));
             answered();
         });
     }
@@ -303,8 +298,7 @@ public final class CmId extends VerbsResource {
         byte[] data = privateData.clone();
         call("rdma_reject", () -> {
             requireRole("rdma_reject", CmIdRole.PASSIVE, "only the id of a CONNECT_REQUEST is rejected");
-            cm.reject(handle, data);
-            role = CmIdRole.REJECTED;
+            moveAcross(CmIdRole.REJECTED, () -> cm.reject(handle, data));
             answered();
         });
     }
@@ -561,6 +555,23 @@ public final class CmId extends VerbsResource {
             throw e.about(ref().toString());
         } finally {
             exit();
+        }
+    }
+
+    /**
+     * Takes {@code next} BEFORE calling the verb, since the event the verb causes may be read (and move
+     * the role on) before the verb returns; back to the role before when the verb fails.
+     */
+    private void moveAcross(CmIdRole next, Runnable verb) {
+        CmIdRole before = role;
+        role = next;
+        try {
+            verb.run();
+        } catch (RuntimeException e) {
+            if (role == next) {
+                role = before;
+            }
+            throw e;
         }
     }
 
