@@ -8,6 +8,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 
@@ -61,30 +62,51 @@ int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return 0;
 }
 
-/* Returns the errno itself, as rdma-core's own providers do: ENOMEM when more than MAX_SGE. */
+/*
+ * Walks the chain as a provider does, recording each WR's wr_id, and returns the errno itself, as
+ * rdma-core's own providers do: ENOMEM at the first WR with more than MAX_SGE entries, which bad_wr
+ * names (the ones before it count as posted).
+ */
+uint64_t send_chain_wr_ids[64];
+int send_chain_length;
+
 int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	last_send_qp = qp;
 	last_send_wr = *wr;
-	if (wr->num_sge > MAX_SGE) {
-		*bad_wr = wr;
-		return ENOMEM;
+	send_chain_length = 0;
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge > MAX_SGE) {
+			*bad_wr = wr;
+			return ENOMEM;
+		}
+		if (send_chain_length < 64)
+			send_chain_wr_ids[send_chain_length] = wr->wr_id;
+		send_chain_length++;
+		if (send_chain_length == 1)
+			memcpy(last_send_sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
 	}
-	memcpy(last_send_sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
 	return 0;
 }
 
-/* Returns -1 with errno set, as some providers do. */
+/* Walks the chain and returns -1 with errno set, as some providers do, at the first WR without entries. */
+int recv_chain_length;
+
 int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	(void)qp;
 	last_recv_wr = *wr;
-	if (wr->num_sge == 0) {
-		*bad_wr = wr;
-		errno = EINVAL;
-		return -1;
+	recv_chain_length = 0;
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge == 0) {
+			*bad_wr = wr;
+			errno = EINVAL;
+			return -1;
+		}
+		if (recv_chain_length == 0)
+			memcpy(last_recv_sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
+		recv_chain_length++;
 	}
-	memcpy(last_recv_sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
 	return 0;
 }
 

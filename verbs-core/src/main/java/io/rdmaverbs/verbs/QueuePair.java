@@ -206,20 +206,28 @@ public final class QueuePair extends VerbsResource {
 
     /** A reusable send request with room for {@code maxSge} entries; one per posting thread. */
     public SendRequest newSendRequest(int maxSge) {
-        if (maxSge < 1 || maxSge > Math.max(1, capabilities().maxSendSge())) {
-            throw new IllegalArgumentException(ref() + " sends with 1.." + capabilities().maxSendSge()
-                    + " scatter/gather entries, asked for " + maxSge);
-        }
+        checkSendSges(maxSge);
         return new SendRequest(qpVerbs.newSendWr(maxSge));
     }
 
     /** A reusable receive request with room for {@code maxSge} entries; one per posting thread. */
     public ReceiveRequest newReceiveRequest(int maxSge) {
+        checkRecvSges(maxSge);
+        return new ReceiveRequest(qpVerbs.newRecvWr(maxSge));
+    }
+
+    private void checkSendSges(int maxSge) {
+        if (maxSge < 1 || maxSge > Math.max(1, capabilities().maxSendSge())) {
+            throw new IllegalArgumentException(ref() + " sends with 1.." + capabilities().maxSendSge()
+                    + " scatter/gather entries, asked for " + maxSge);
+        }
+    }
+
+    private void checkRecvSges(int maxSge) {
         if (maxSge < 1 || maxSge > Math.max(1, capabilities().maxRecvSge())) {
             throw new IllegalArgumentException(ref() + " receives with 1.." + capabilities().maxRecvSge()
                     + " scatter/gather entries, asked for " + maxSge);
         }
-        return new ReceiveRequest(qpVerbs.newRecvWr(maxSge));
     }
 
     /** {@code ibv_post_send}. Allocates nothing. */
@@ -244,6 +252,69 @@ public final class QueuePair extends VerbsResource {
         try {
             request.checkPostable(context);
             qpVerbs.postRecv(handle, request.wr());
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
+    /**
+     * A reusable chain of up to {@code capacity} send requests, each with room for {@code maxSge}
+     * entries, for {@link #postSend(SendBatch)}; one per posting thread.
+     */
+    public SendBatch newSendBatch(int capacity, int maxSge) {
+        checkSendSges(maxSge);
+        checkBatchCapacity(capacity);
+        return new SendBatch(qpVerbs.newSendChain(capacity, maxSge));
+    }
+
+    /** A reusable chain of up to {@code capacity} receive requests, for {@link #postReceive(ReceiveBatch)}. */
+    public ReceiveBatch newReceiveBatch(int capacity, int maxSge) {
+        checkRecvSges(maxSge);
+        checkBatchCapacity(capacity);
+        return new ReceiveBatch(qpVerbs.newRecvChain(capacity, maxSge));
+    }
+
+    /*
+     * Only at least one: a chain longer than the queue is allowed, as the provider posts what fits and
+     * names the first WR that did not (ENOMEM), and providers round queues up beyond what they report.
+     */
+    private void checkBatchCapacity(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException(ref() + ": a batch holds at least one request, asked for " + capacity);
+        }
+    }
+
+    /**
+     * {@code ibv_post_send} of the batch's requests in one call, in order. Allocates nothing. Every request
+     * is checked in Java first (a closed region refuses the whole batch before any is posted).
+     *
+     * @throws io.rdmaverbs.verbs.error.PostFailedException when the provider refused one of them
+     *     ({@code bad_wr}): those before its {@code failedIndex()} were posted and will complete, it and
+     *     the rest were not
+     */
+    public void postSend(SendBatch batch) {
+        enter();
+        try {
+            batch.checkPostable(context);
+            qpVerbs.postSend(handle, batch.chain());
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
+    /** {@code ibv_post_recv} of the batch's requests in one call; fails as {@link #postSend(SendBatch)} does. */
+    public void postReceive(ReceiveBatch batch) {
+        if (srq != null) {
+            throw new IllegalStateException(ref() + " receives through " + srq.ref() + ": post receives there");
+        }
+        enter();
+        try {
+            batch.checkPostable(context);
+            qpVerbs.postRecv(handle, batch.chain());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
         } finally {

@@ -14,10 +14,17 @@ public final class ReceiveRequest implements AutoCloseable {
 
     private final RecvWr wr;
     private final @Nullable MemoryRegion[] regions;
+    /** A request of a {@link ReceiveBatch}: it lives and dies with its batch. */
+    private final boolean inBatch;
     private boolean closed;
 
     ReceiveRequest(RecvWr wr) {
+        this(wr, false);
+    }
+
+    ReceiveRequest(RecvWr wr, boolean inBatch) {
         this.wr = wr;
+        this.inBatch = inBatch;
         this.regions = new MemoryRegion[wr.maxSge()];
     }
 
@@ -76,8 +83,17 @@ public final class ReceiveRequest implements AutoCloseable {
         }
     }
 
+    /** Closing the batch closes its requests, each alone cannot be. */
+    void closeWithBatch() {
+        closed = true;
+    }
+
+    /** Frees the request's native memory. Idempotent. A request of a batch is closed with its batch. */
     @Override
     public void close() {
+        if (inBatch) {
+            throw new IllegalStateException("this receive request belongs to a batch: close the batch");
+        }
         if (!closed) {
             closed = true;
             wr.close();

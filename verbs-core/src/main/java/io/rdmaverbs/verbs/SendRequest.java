@@ -19,10 +19,17 @@ public final class SendRequest implements AutoCloseable {
     private final SendWr wr;
     private final @Nullable MemoryRegion[] regions;
     private @Nullable AddressHandle addressHandle;
+    /** A request of a {@link SendBatch}: it lives and dies with its batch. */
+    private final boolean inBatch;
     private boolean closed;
 
     SendRequest(SendWr wr) {
+        this(wr, false);
+    }
+
+    SendRequest(SendWr wr, boolean inBatch) {
         this.wr = wr;
+        this.inBatch = inBatch;
         this.regions = new MemoryRegion[wr.maxSge()];
         wr.opcode(SendOpcode.SEND);
         wr.flags(SendFlag.SIGNALED);
@@ -164,9 +171,17 @@ public final class SendRequest implements AutoCloseable {
         region.checkOpen();
     }
 
-    /** Frees the request's native memory. Idempotent. */
+    /** Closing the batch closes its requests, each alone cannot be. */
+    void closeWithBatch() {
+        closed = true;
+    }
+
+    /** Frees the request's native memory. Idempotent. A request of a batch is closed with its batch. */
     @Override
     public void close() {
+        if (inBatch) {
+            throw new IllegalStateException("this send request belongs to a batch: close the batch");
+        }
         if (!closed) {
             closed = true;
             wr.close();

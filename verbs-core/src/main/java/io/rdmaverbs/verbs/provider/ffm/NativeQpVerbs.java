@@ -1,11 +1,13 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.chainFailure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.mtu;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.own;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.ownChain;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.postHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.queueDepth;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
@@ -35,6 +37,7 @@ import io.rdmaverbs.verbs.provider.QpInitSpec;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
 
 import org.jspecify.annotations.Nullable;
@@ -215,18 +218,47 @@ final class NativeQpVerbs implements QueuePairVerbs {
     public void postSend(QpHandle qp, SendWr request) {
         NativeQp q = provider.live(qp, NativeQp.class);
         NativeSendWr wr = own(request);
-        NativeAh ah = wr.addressHandle();
-        if (ah != null && ah.isDestroyed()) {
-            throw new IllegalStateException(ah.describe() + " was already destroyed");
-        }
+        requireLiveAddressHandle(wr);
         requireOp("ibv_post_send", q, q.postSend());
         MemorySegment state = wr.callState();
         int rc = InlineVerbs.ibv_post_send(q.postSend(), state, q.pointer(), wr.wr(), wr.badWr());
         if (rc != 0) {
             int errno = returned(rc, state);
-            throw failure("ibv_post_send", q, errno, postHint(errno, queueDepth("max_send_wr",
-                    q.requested().maxSendWr(), q.capabilities().maxSendWr()), "max_send_sge (" + q.capabilities().maxSendSge() + ")"));
+            throw failure("ibv_post_send", q, errno, sendHint(q, errno));
         }
+    }
+
+    @Override
+    public void postSend(QpHandle qp, WorkRequestChain<SendWr> chain) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeWrChain<SendWr> c = ownChain(chain, NativeSendWr.class);
+        for (int i = 0, n = c.length(); i < n; i++) {
+            requireLiveAddressHandle((NativeSendWr) c.slot(i));
+        }
+        requireOp("ibv_post_send", q, q.postSend());
+        MemorySegment state = c.callState();
+        int rc = InlineVerbs.ibv_post_send(q.postSend(), state, q.pointer(), c.first(), c.badWr());
+        if (rc != 0) {
+            int errno = returned(rc, state);
+            throw chainFailure("ibv_post_send", q, errno, sendHint(q, errno), c);
+        }
+    }
+
+    private static void requireLiveAddressHandle(NativeSendWr wr) {
+        NativeAh ah = wr.addressHandle();
+        if (ah != null && ah.isDestroyed()) {
+            throw new IllegalStateException(ah.describe() + " was already destroyed");
+        }
+    }
+
+    private static String sendHint(NativeQp q, int errno) {
+        return postHint(errno, queueDepth("max_send_wr", q.requested().maxSendWr(), q.capabilities().maxSendWr()),
+                "max_send_sge (" + q.capabilities().maxSendSge() + ")");
+    }
+
+    private static String recvHint(NativeQp q, int errno) {
+        return postHint(errno, queueDepth("max_recv_wr", q.requested().maxRecvWr(), q.capabilities().maxRecvWr()),
+                "max_recv_sge (" + q.capabilities().maxRecvSge() + ")");
     }
 
     @Override
@@ -238,9 +270,33 @@ final class NativeQpVerbs implements QueuePairVerbs {
         int rc = InlineVerbs.ibv_post_recv(q.postRecv(), state, q.pointer(), wr.wr(), wr.badWr());
         if (rc != 0) {
             int errno = returned(rc, state);
-            throw failure("ibv_post_recv", q, errno, postHint(errno, queueDepth("max_recv_wr",
-                    q.requested().maxRecvWr(), q.capabilities().maxRecvWr()), "max_recv_sge (" + q.capabilities().maxRecvSge() + ")"));
+            throw failure("ibv_post_recv", q, errno, recvHint(q, errno));
         }
+    }
+
+    @Override
+    public void postRecv(QpHandle qp, WorkRequestChain<RecvWr> chain) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeWrChain<RecvWr> c = ownChain(chain, NativeRecvWr.class);
+        requireOp("ibv_post_recv", q, q.postRecv());
+        MemorySegment state = c.callState();
+        int rc = InlineVerbs.ibv_post_recv(q.postRecv(), state, q.pointer(), c.first(), c.badWr());
+        if (rc != 0) {
+            int errno = returned(rc, state);
+            throw chainFailure("ibv_post_recv", q, errno, recvHint(q, errno), c);
+        }
+    }
+
+    @Override
+    public WorkRequestChain<SendWr> newSendChain(int capacity, int maxSge) {
+        return new NativeWrChain<>(IbvSendWr.LAYOUT, capacity, maxSge,
+                (arena, slot, badWr, callState) -> new NativeSendWr(provider, maxSge, arena, slot, badWr, callState));
+    }
+
+    @Override
+    public WorkRequestChain<RecvWr> newRecvChain(int capacity, int maxSge) {
+        return new NativeWrChain<>(IbvRecvWr.LAYOUT, capacity, maxSge,
+                (arena, slot, badWr, callState) -> new NativeRecvWr(maxSge, arena, slot, badWr, callState));
     }
 
     @Override

@@ -27,6 +27,7 @@ import io.rdmaverbs.verbs.provider.QpInitSpec;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
 
 /**
@@ -268,6 +269,26 @@ final class SimQpVerbs implements QueuePairVerbs {
     @Override
     public RecvWr newRecvWr(int maxSge) {
         return new SimRecvWr(uverbs.provider, maxSge);
+    }
+
+    @Override
+    public void postSend(QpHandle qp, WorkRequestChain<SendWr> chain) {
+        posting.postSend(qp, chain);
+    }
+
+    @Override
+    public void postRecv(QpHandle qp, WorkRequestChain<RecvWr> chain) {
+        posting.postRecv(qp, chain);
+    }
+
+    @Override
+    public WorkRequestChain<SendWr> newSendChain(int capacity, int maxSge) {
+        return new SimWrChain<>(uverbs.provider, capacity, () -> new SimSendWr(uverbs.provider, maxSge));
+    }
+
+    @Override
+    public WorkRequestChain<RecvWr> newRecvChain(int capacity, int maxSge) {
+        return new SimWrChain<>(uverbs.provider, capacity, () -> new SimRecvWr(uverbs.provider, maxSge));
     }
 
     /**

@@ -22,12 +22,14 @@ import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.PostFailedException;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
 import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -222,6 +224,109 @@ class NativeDataPathTest {
             }
 
             assertThat(fewest).as("bytes allocated by 50000 post/post/poll rounds, once compiled").isZero();
+        }
+    }
+
+    @Test
+    void aSendChainReachesTheProviderAsOneCallWalkingTheNextLinksInOrder() {
+        try (WorkRequestChain<SendWr> chain = qpVerbs.newSendChain(8, 1)) {
+            for (int i = 0; i < 5; i++) {
+                SendWr wr = chain.request(i);
+                wr.wrId(100 + i);
+                wr.sge(0, 0x1000 + i * 64L, 64, 0x11);
+                wr.sgeCount(1);
+            }
+            chain.length(5);
+
+            qpVerbs.postSend(qp, chain);
+
+            assertThat(global("send_chain_length", 4).get(JAVA_INT, 0)).isEqualTo(5);
+            assertThat(global("send_chain_wr_ids", 5 * 8L).toArray(JAVA_LONG)).containsExactly(100, 101, 102, 103, 104);
+
+            chain.length(2);
+            qpVerbs.postSend(qp, chain);
+            assertThat(global("send_chain_length", 4).get(JAVA_INT, 0)).as("a shortened chain ends where it says")
+                    .isEqualTo(2);
+
+            chain.length(8);
+            qpVerbs.postSend(qp, chain);
+            assertThat(global("send_chain_length", 4).get(JAVA_INT, 0)).as("and grows back to every slot").isEqualTo(8);
+        }
+    }
+
+    @Test
+    void aFailedChainNamesTheRequestBadWrPointsAt() {
+        try (WorkRequestChain<SendWr> chain = qpVerbs.newSendChain(6, 9)) {
+            chain.length(6);
+            chain.request(3).sgeCount(9);
+
+            assertThatThrownBy(() -> qpVerbs.postSend(qp, chain))
+                    .isInstanceOfSatisfying(PostFailedException.class, e -> {
+                        assertThat(e.verb()).isEqualTo("ibv_post_send");
+                        assertThat(e.errno()).isEqualTo(Errno.ENOMEM);
+                        assertThat(e.failedIndex()).isEqualTo(3);
+                        assertThat(e.posted()).isEqualTo(3);
+                        assertThat(e.chainLength()).isEqualTo(6);
+                        assertThat(e.getMessage()).contains("request 3 of a chain of 6")
+                                .contains("requests 0..2 were posted");
+                    });
+        }
+    }
+
+    @Test
+    void aReceiveChainFailingThroughErrnoNamesItsBadWrToo() {
+        try (WorkRequestChain<RecvWr> chain = qpVerbs.newRecvChain(4, 1)) {
+            for (int i = 0; i < 4; i++) {
+                chain.request(i).sge(0, 0x1000, 64, 1);
+                chain.request(i).sgeCount(i == 2 ? 0 : 1);
+            }
+            chain.length(4);
+
+            assertThatThrownBy(() -> qpVerbs.postRecv(qp, chain))
+                    .isInstanceOfSatisfying(PostFailedException.class, e -> {
+                        assertThat(e.errno()).isEqualTo(Errno.EINVAL);
+                        assertThat(e.failedIndex()).isEqualTo(2);
+                    });
+            assertThat(global("recv_chain_length", 4).get(JAVA_INT, 0)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aSlotOfAChainIsClosedOnlyWithItsChain() {
+        WorkRequestChain<SendWr> chain = qpVerbs.newSendChain(2, 1);
+        assertThatThrownBy(() -> chain.request(0).close()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("close the chain");
+        chain.length(1);
+        chain.close();
+        assertThatThrownBy(() -> qpVerbs.postSend(qp, chain)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+    }
+
+    @Test
+    void postingAChainAllocatesNothingOnceCompiled() {
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().threadId();
+        try (WorkRequestChain<SendWr> sends = qpVerbs.newSendChain(16, 1);
+                WorkRequestChain<RecvWr> recvs = qpVerbs.newRecvChain(16, 1)) {
+            for (int i = 0; i < 16; i++) {
+                sends.request(i).sge(0, 0x1000, 64, 1);
+                sends.request(i).sgeCount(1);
+                recvs.request(i).sge(0, 0x1000, 64, 1);
+                recvs.request(i).sgeCount(1);
+            }
+            long fewest = Long.MAX_VALUE;
+            for (int round = 0; round < 20 && fewest > 0; round++) {
+                long before = threads.getThreadAllocatedBytes(thread);
+                for (int i = 0; i < 20_000; i++) {
+                    sends.length(16 - (i & 7));
+                    qpVerbs.postSend(qp, sends);
+                    recvs.length(1 + (i & 15));
+                    qpVerbs.postRecv(qp, recvs);
+                }
+                fewest = Math.min(fewest, threads.getThreadAllocatedBytes(thread) - before);
+            }
+
+            assertThat(fewest).as("bytes allocated by 20000 chain posts, once compiled").isZero();
         }
     }
 

@@ -1,0 +1,104 @@
+package io.rdmaverbs.verbs;
+
+import java.util.Objects;
+import java.util.function.IntFunction;
+
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
+
+/**
+ * What a {@link SendBatch} and a {@link ReceiveBatch} share: the provider's chain, one request object
+ * per slot made once, and how many of them were added. Adding sets the chain's length, so the chain's
+ * links always end at the last request added.
+ *
+ * @param <R> {@link SendRequest} or {@link ReceiveRequest}
+ */
+abstract sealed class RequestBatch<R> implements AutoCloseable permits SendBatch, ReceiveBatch {
+
+    private final WorkRequestChain<?> chain;
+    private final Object[] requests;
+    private final String kind;
+    private int size;
+    private boolean closed;
+
+    RequestBatch(WorkRequestChain<?> chain, IntFunction<R> slot, String kind) {
+        this.chain = chain;
+        this.kind = kind;
+        this.requests = new Object[chain.capacity()];
+        for (int i = 0; i < requests.length; i++) {
+            requests[i] = slot.apply(i);
+        }
+    }
+
+    /** Resets a request before it is handed out again. */
+    abstract R reset(R request);
+
+    /** The single request's own checks before a post. */
+    abstract void checkPostable(R request, DeviceContext context);
+
+    abstract void closeWithBatch(R request);
+
+    @SuppressWarnings("unchecked")
+    private R at(int index) {
+        return (R) requests[index];
+    }
+
+    final R next() {
+        requireOpen();
+        if (size == requests.length) {
+            throw new IllegalStateException("this " + kind + " batch holds " + requests.length + " requests, all "
+                    + "added; post it and clear() it, or create a larger one");
+        }
+        R request = reset(at(size));
+        chain.length(++size);
+        return request;
+    }
+
+    /** Request {@code index} of those added, to change before posting again. */
+    public final R get(int index) {
+        return at(Objects.checkIndex(index, size));
+    }
+
+    /** How many requests were added: the next post posts them, in order. */
+    public final int size() {
+        return size;
+    }
+
+    public final int capacity() {
+        return requests.length;
+    }
+
+    final void empty() {
+        requireOpen();
+        size = 0;
+        chain.length(0);
+    }
+
+    /** Every request passes the single request's checks, and an empty batch is not posted. */
+    final void checkPostable(DeviceContext context) {
+        requireOpen();
+        if (size == 0) {
+            throw new IllegalStateException("this " + kind + " batch is empty: add() requests before posting it");
+        }
+        for (int i = 0; i < size; i++) {
+            checkPostable(at(i), context);
+        }
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("this " + kind + " batch was closed");
+        }
+    }
+
+    /** Frees the batch's memory and closes its requests. Idempotent. */
+    @Override
+    public final void close() {
+        if (!closed) {
+            closed = true;
+            for (int i = 0; i < requests.length; i++) {
+                closeWithBatch(at(i));
+            }
+            chain.close();
+        }
+    }
+}

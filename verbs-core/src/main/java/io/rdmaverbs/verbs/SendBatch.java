@@ -1,0 +1,62 @@
+package io.rdmaverbs.verbs;
+
+import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
+
+/**
+ * A reusable chain of send work requests posted in one {@code ibv_post_send(3)} call
+ * ({@link QueuePair#postSend(SendBatch)}): the {@code next} links of {@code struct ibv_send_wr}, in
+ * memory that exists from {@link QueuePair#newSendBatch}, so building and posting allocate nothing.
+ * {@link #add()} hands out the next request, reset to a signaled SEND; {@link #clear()} empties the
+ * batch for the next round. A batch posted as it is, again and again, is built once.
+ *
+ * <pre>{@code
+ * try (SendBatch batch = qp.newSendBatch(16, 1)) {
+ *     for (int i = 0; i < 16; i++) {
+ *         batch.add().wrId(i).single(mr, i * 64L, 64);
+ *     }
+ *     qp.postSend(batch);   // on failure PostFailedException.failedIndex(): the first not posted
+ * }
+ * }</pre>
+ *
+ * Not thread-safe: one batch per posting thread.
+ */
+public final class SendBatch extends RequestBatch<SendRequest> {
+
+    private final WorkRequestChain<SendWr> chain;
+
+    SendBatch(WorkRequestChain<SendWr> chain) {
+        super(chain, i -> new SendRequest(chain.request(i), true), "send");
+        this.chain = chain;
+    }
+
+    /** The next request of the chain, reset to a signaled SEND with no entries. */
+    public SendRequest add() {
+        return next();
+    }
+
+    /** Empties the batch; its memory stays for the next {@link #add()}s. */
+    public SendBatch clear() {
+        empty();
+        return this;
+    }
+
+    WorkRequestChain<SendWr> chain() {
+        return chain;
+    }
+
+    @Override
+    SendRequest reset(SendRequest request) {
+        return request.clear();
+    }
+
+    @Override
+    void checkPostable(SendRequest request, DeviceContext context) {
+        request.checkPostable(context);
+    }
+
+    @Override
+    void closeWithBatch(SendRequest request) {
+        request.closeWithBatch();
+    }
+}
