@@ -3,6 +3,8 @@ package io.rdmaverbs.verbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A reusable chain of receive work requests posted in one call: {@code ibv_post_recv(3)} through
  * {@link QueuePair#postReceive(ReceiveBatch)} or {@code ibv_post_srq_recv(3)} through
@@ -49,8 +51,8 @@ public final class ReceiveBatch extends RequestBatch<ReceiveRequest> {
     }
 
     @Override
-    void checkPostable(ReceiveRequest request, DeviceContext context) {
-        request.checkPostable(context);
+    @Nullable MemoryRegion checkPostable(ReceiveRequest request, DeviceContext context, @Nullable MemoryRegion checked) {
+        return request.checkPostable(context, checked);
     }
 
     @Override

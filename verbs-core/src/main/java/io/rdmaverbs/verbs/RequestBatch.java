@@ -5,6 +5,8 @@ import java.util.function.IntFunction;
 
 import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a {@link SendBatch} and a {@link ReceiveBatch} share: the provider's chain, one request object
  * per slot made once, and how many of them were added. Adding sets the chain's length, so the chain's
@@ -32,8 +34,8 @@ abstract sealed class RequestBatch<R> implements AutoCloseable permits SendBatch
     /** Resets a request before it is handed out again. */
     abstract R reset(R request);
 
-    /** The single request's own checks before a post. */
-    abstract void checkPostable(R request, DeviceContext context);
+    /** The single request's own checks before a post, given the region the one before it checked last. */
+    abstract @Nullable MemoryRegion checkPostable(R request, DeviceContext context, @Nullable MemoryRegion checked);
 
     abstract void closeWithBatch(R request);
 
@@ -79,8 +81,9 @@ abstract sealed class RequestBatch<R> implements AutoCloseable permits SendBatch
         if (size == 0) {
             throw new IllegalStateException("this " + kind + " batch is empty: add() requests before posting it");
         }
+        MemoryRegion checked = null;
         for (int i = 0; i < size; i++) {
-            checkPostable(at(i), context);
+            checked = checkPostable(at(i), context, checked);
         }
     }
 

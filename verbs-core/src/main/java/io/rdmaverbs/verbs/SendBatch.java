@@ -3,6 +3,8 @@ package io.rdmaverbs.verbs;
 import io.rdmaverbs.verbs.provider.SendWr;
 import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A reusable chain of send work requests posted in one {@code ibv_post_send(3)} call
  * ({@link QueuePair#postSend(SendBatch)}): the {@code next} links of {@code struct ibv_send_wr}, in
@@ -51,8 +53,8 @@ public final class SendBatch extends RequestBatch<SendRequest> {
     }
 
     @Override
-    void checkPostable(SendRequest request, DeviceContext context) {
-        request.checkPostable(context);
+    @Nullable MemoryRegion checkPostable(SendRequest request, DeviceContext context, @Nullable MemoryRegion checked) {
+        return request.checkPostable(context, checked);
     }
 
     @Override

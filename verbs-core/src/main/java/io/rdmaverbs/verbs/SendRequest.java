@@ -18,6 +18,8 @@ public final class SendRequest implements AutoCloseable {
 
     private final SendWr wr;
     private final @Nullable MemoryRegion[] regions;
+    /** The entry count, as set on the provider's request: read by every post's checks, kept here in Java. */
+    private int sges;
     private @Nullable AddressHandle addressHandle;
     /** A request of a {@link SendBatch}: it lives and dies with its batch. */
     private final boolean inBatch;
@@ -66,6 +68,7 @@ public final class SendRequest implements AutoCloseable {
                     + count);
         }
         wr.sgeCount(count);
+        sges = count;
         return this;
     }
 
@@ -121,6 +124,7 @@ public final class SendRequest implements AutoCloseable {
         wr.opcode(SendOpcode.SEND);
         wr.flags(SendFlag.SIGNALED);
         java.util.Arrays.fill(regions, null);
+        sges = 0;
         addressHandle = null;
         return this;
     }
@@ -134,14 +138,16 @@ public final class SendRequest implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("this send request was closed");
         }
-        int n = wr.sgeCount();
-        for (int i = 0; i < n; i++) {
-            MemoryRegion r = regions[i];
-            if (r == null) {
-                throw new IllegalStateException("scatter/gather entry " + i + " was not set");
-            }
-            checkRegion(r, context);
-        }
+        checkPostable(context, null);
+    }
+
+    /**
+     * The checks of a request of a batch (whose batch checked it is open): {@code checked} is the region
+     * the request before it ended with, which is not checked again (the requests of a batch mostly
+     * point into one region, and a post checks it once). Returns the region to pass to the next.
+     */
+    @Nullable MemoryRegion checkPostable(DeviceContext context, @Nullable MemoryRegion checked) {
+        checked = checkRegions(regions, sges, context, checked);
         AddressHandle ah = addressHandle;
         if (ah != null) {
             ah.checkOpen();
@@ -149,6 +155,23 @@ public final class SendRequest implements AutoCloseable {
                 throw new IllegalArgumentException(ah.ref() + " belongs to another device context");
             }
         }
+        return checked;
+    }
+
+    /** The first {@code count} regions are set, open, alive and of {@code context}; {@code checked} was checked. */
+    static @Nullable MemoryRegion checkRegions(@Nullable MemoryRegion[] regions, int count, DeviceContext context,
+            @Nullable MemoryRegion checked) {
+        for (int i = 0; i < count; i++) {
+            MemoryRegion r = regions[i];
+            if (r == null) {
+                throw new IllegalStateException("scatter/gather entry " + i + " was not set");
+            }
+            if (r != checked) {
+                checkRegion(r, context);
+                checked = r;
+            }
+        }
+        return checked;
     }
 
     static void checkRegion(MemoryRegion r, DeviceContext context) {

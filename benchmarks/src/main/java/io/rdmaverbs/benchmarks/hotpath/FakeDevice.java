@@ -11,7 +11,9 @@ import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.QueuePair;
 import io.rdmaverbs.verbs.QueuePairSpec;
+import io.rdmaverbs.verbs.ReceiveBatch;
 import io.rdmaverbs.verbs.ReceiveRequest;
+import io.rdmaverbs.verbs.SendBatch;
 import io.rdmaverbs.verbs.SendRequest;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.AccessFlag;
@@ -61,6 +63,9 @@ public class FakeDevice {
     MemoryRegion mr;
     SendRequest send;
     ReceiveRequest receive;
+    /** {@link BatchCalls#CHAIN} one-SGE SENDs and receives of {@value #MESSAGE} bytes, built once. */
+    SendBatch sendChain;
+    ReceiveBatch receiveChain;
     WorkCompletions one;
     WorkCompletions sixteen;
 
@@ -105,6 +110,12 @@ public class FakeDevice {
         receive = qp.newReceiveRequest(1).single(mr, 0, MESSAGE);
         one = cq.newWorkCompletions(1);
         sixteen = cq.newWorkCompletions(16);
+        sendChain = qp.newSendBatch(BatchCalls.CHAIN, 1);
+        receiveChain = qp.newReceiveBatch(BatchCalls.CHAIN, 1);
+        for (int i = 0; i < BatchCalls.CHAIN; i++) {
+            sendChain.add().wrId(i).single(mr, 0, MESSAGE);
+            receiveChain.add().wrId(i).single(mr, 0, MESSAGE);
+        }
 
         // The same request shapes on the SPI: one signaled SEND / one receive of 64 bytes.
         rawSend = provider.queuePairVerbs().newSendWr(1);
@@ -125,6 +136,8 @@ public class FakeDevice {
         sixteen.close();
         send.close();
         receive.close();
+        sendChain.close();
+        receiveChain.close();
         rawOne.close();
         rawSixteen.close();
         rawSend.close();

@@ -232,7 +232,8 @@ final class NativeQpVerbs implements QueuePairVerbs {
     public void postSend(QpHandle qp, WorkRequestChain<SendWr> chain) {
         NativeQp q = provider.live(qp, NativeQp.class);
         NativeWrChain<SendWr> c = ownChain(chain, NativeSendWr.class);
-        for (int i = 0, n = c.length(); i < n; i++) {
+        // Only UD sends carry an address handle; the other transports' chains skip the walk.
+        for (int i = 0, n = q.type() == QpType.UD ? c.length() : 0; i < n; i++) {
             requireLiveAddressHandle((NativeSendWr) c.slot(i));
         }
         requireOp("ibv_post_send", q, q.postSend());
