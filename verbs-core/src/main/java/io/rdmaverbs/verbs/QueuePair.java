@@ -235,6 +235,7 @@ public final class QueuePair extends VerbsResource {
         enter();
         try {
             request.checkPostable(context);
+            request.checkDeviceLimits(this);
             qpVerbs.postSend(handle, request.wr());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
@@ -298,6 +299,7 @@ public final class QueuePair extends VerbsResource {
         enter();
         try {
             batch.checkPostable(context);
+            batch.checkDeviceLimits(this);
             qpVerbs.postSend(handle, batch.chain());
         } catch (VerbsException e) {
             throw e.about(ref().toString());

@@ -47,6 +47,13 @@ public final class SendBatch extends RequestBatch<SendRequest> {
         return chain;
     }
 
+    /** {@link SendRequest#checkDeviceLimits} of every request added. */
+    void checkDeviceLimits(QueuePair qp) {
+        for (int i = 0, n = size(); i < n; i++) {
+            get(i).checkDeviceLimits(qp);
+        }
+    }
+
     @Override
     SendRequest reset(SendRequest request) {
         return request.clear();

@@ -20,6 +20,9 @@ public final class SendRequest implements AutoCloseable {
     private final @Nullable MemoryRegion[] regions;
     /** The entry count, as set on the provider's request: read by every post's checks, kept here in Java. */
     private int sges;
+    /* The opcode and flags as set, kept in Java for the device-limit checks of every post. */
+    private SendOpcode opcode = SendOpcode.SEND;
+    private int sendFlags = SendFlag.SIGNALED;
     private @Nullable AddressHandle addressHandle;
     /** A request of a {@link SendBatch}: it lives and dies with its batch. */
     private final boolean inBatch;
@@ -44,12 +47,14 @@ public final class SendRequest implements AutoCloseable {
 
     public SendRequest opcode(SendOpcode opcode) {
         wr.opcode(Objects.requireNonNull(opcode, "opcode"));
+        this.opcode = opcode;
         return this;
     }
 
     /** {@link SendFlag} bits; {@link SendFlag#SIGNALED} by default. */
     public SendRequest flags(int sendFlags) {
         wr.flags(sendFlags);
+        this.sendFlags = sendFlags;
         return this;
     }
 
@@ -123,6 +128,8 @@ public final class SendRequest implements AutoCloseable {
         wr.clear();
         wr.opcode(SendOpcode.SEND);
         wr.flags(SendFlag.SIGNALED);
+        opcode = SendOpcode.SEND;
+        sendFlags = SendFlag.SIGNALED;
         java.util.Arrays.fill(regions, null);
         sges = 0;
         addressHandle = null;
@@ -172,6 +179,52 @@ public final class SendRequest implements AutoCloseable {
             }
         }
         return checked;
+    }
+
+    /**
+     * The device limits a provider would refuse the request for, checked in Java with the attribute
+     * named: an atomic on a device whose {@code atomic_cap} is {@code IBV_ATOMIC_NONE}, an atomic whose
+     * local buffer is under 8 bytes or whose remote address is not 8-byte aligned (rxe's
+     * {@code validate_send_wr}, the InfiniBand rule for 64-bit atomics), and inline data beyond the QP's
+     * {@code max_inline_data} ({@code ibv_post_send(3)}: {@code IBV_SEND_INLINE}).
+     */
+    void checkDeviceLimits(QueuePair qp) {
+        if (opcode == SendOpcode.ATOMIC_FETCH_AND_ADD || opcode == SendOpcode.ATOMIC_CMP_AND_SWP) {
+            checkAtomic(qp);
+        }
+        if ((sendFlags & SendFlag.INLINE) != 0) {
+            long length = length();
+            int max = qp.capabilities().maxInlineData();
+            if (length > max) {
+                throw new IllegalArgumentException(qp.ref() + " sends at most " + max + " bytes inline "
+                        + "(max_inline_data granted at create); this IBV_SEND_INLINE request carries " + length);
+            }
+        }
+    }
+
+    private void checkAtomic(QueuePair qp) {
+        DeviceContext context = qp.context();
+        if (!context.attributes().supportsAtomics()) {
+            throw new IllegalArgumentException(opcode + " refused: device " + context.device().name()
+                    + " reports atomic_cap " + context.attributes().atomicCap() + " (IBV_ATOMIC_NONE), it executes no "
+                    + "atomic work requests");
+        }
+        if (length() < 8) {
+            throw new IllegalArgumentException(opcode + " returns the original 8 bytes into its scatter/gather "
+                    + "list, which holds " + length() + ": give it an 8-byte entry");
+        }
+        if ((wr.remoteAddress() & 7) != 0) {
+            throw new IllegalArgumentException(opcode + " on remote address 0x" + Long.toHexString(wr.remoteAddress())
+                    + ": atomics operate on 8-byte aligned 64-bit words");
+        }
+    }
+
+    private long length() {
+        long total = 0;
+        for (int i = 0; i < sges; i++) {
+            total += Integer.toUnsignedLong(wr.sgeLength(i));
+        }
+        return total;
     }
 
     static void checkRegion(MemoryRegion r, DeviceContext context) {

@@ -17,6 +17,7 @@ public final class ScenarioCatalog {
         all.addAll(XrcScenarios.all());
         all.addAll(ArgumentScenarios.all());
         all.addAll(BatchScenarios.all());
+        all.addAll(DataPathScenarios.all());
         return List.copyOf(all);
     }
 }
