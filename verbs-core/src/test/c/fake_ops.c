@@ -118,3 +118,67 @@ int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_r
 	*bad_wr = wr;
 	return -EBUSY;
 }
+
+/*
+ * An extended CQ (struct ibv_cq_ex) holding two completions, with the polling functions a provider
+ * fills in; read_completion_ts stays NULL, as for a CQ created without IBV_WC_EX_WITH_COMPLETION_TIMESTAMP.
+ * fake_cq_ex_ended counts end_poll calls.
+ */
+static int cq_ex_index;
+int fake_cq_ex_ended;
+
+static void cq_ex_current(struct ibv_cq_ex *cq)
+{
+	cq->wr_id = 500 + cq_ex_index;
+	cq->status = cq_ex_index == 0 ? IBV_WC_SUCCESS : IBV_WC_WR_FLUSH_ERR;
+}
+
+static int fake_start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
+{
+	if (attr->comp_mask != 0)
+		return EINVAL;
+	cq_ex_index = 0;
+	cq_ex_current(cq);
+	return 0;
+}
+
+static int fake_next_poll(struct ibv_cq_ex *cq)
+{
+	if (++cq_ex_index >= 2)
+		return ENOENT;
+	cq_ex_current(cq);
+	return 0;
+}
+
+static void fake_end_poll(struct ibv_cq_ex *cq) { (void)cq; fake_cq_ex_ended++; }
+static enum ibv_wc_opcode fake_read_opcode(struct ibv_cq_ex *cq) { (void)cq; return IBV_WC_RECV_RDMA_WITH_IMM; }
+static uint32_t fake_read_vendor_err(struct ibv_cq_ex *cq) { (void)cq; return 7; }
+static uint32_t fake_read_byte_len(struct ibv_cq_ex *cq) { (void)cq; return 4096 + cq_ex_index; }
+static __be32 fake_read_imm_data(struct ibv_cq_ex *cq) { (void)cq; return htonl(0xCAFE0000u + cq_ex_index); }
+static uint32_t fake_read_qp_num(struct ibv_cq_ex *cq) { (void)cq; return 0x123456; }
+static uint32_t fake_read_src_qp(struct ibv_cq_ex *cq) { (void)cq; return 0x654321; }
+static unsigned int fake_read_wc_flags(struct ibv_cq_ex *cq) { (void)cq; return IBV_WC_WITH_IMM; }
+static uint32_t fake_read_slid(struct ibv_cq_ex *cq) { (void)cq; return 0xBEEF; }
+static uint8_t fake_read_sl(struct ibv_cq_ex *cq) { (void)cq; return 0xF3; }
+static uint8_t fake_read_dlid_path_bits(struct ibv_cq_ex *cq) { (void)cq; return 0x7F; }
+static uint64_t fake_read_completion_wallclock_ns(struct ibv_cq_ex *cq) { (void)cq; return 0x1122334455667788ULL; }
+
+/* Fills the polling functions of an ibv_cq_ex the Java side allocated (its context and cqe too). */
+void fake_fill_cq_ex(struct ibv_cq_ex *cq)
+{
+	cq->start_poll = fake_start_poll;
+	cq->next_poll = fake_next_poll;
+	cq->end_poll = fake_end_poll;
+	cq->read_opcode = fake_read_opcode;
+	cq->read_vendor_err = fake_read_vendor_err;
+	cq->read_byte_len = fake_read_byte_len;
+	cq->read_imm_data = fake_read_imm_data;
+	cq->read_qp_num = fake_read_qp_num;
+	cq->read_src_qp = fake_read_src_qp;
+	cq->read_wc_flags = fake_read_wc_flags;
+	cq->read_slid = fake_read_slid;
+	cq->read_sl = fake_read_sl;
+	cq->read_dlid_path_bits = fake_read_dlid_path_bits;
+	cq->read_completion_ts = NULL;
+	cq->read_completion_wallclock_ns = fake_read_completion_wallclock_ns;
+}

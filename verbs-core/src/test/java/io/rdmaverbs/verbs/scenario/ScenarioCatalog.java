@@ -18,6 +18,7 @@ public final class ScenarioCatalog {
         all.addAll(ArgumentScenarios.all());
         all.addAll(BatchScenarios.all());
         all.addAll(DataPathScenarios.all());
+        all.addAll(ExtendedCqScenarios.all());
         return List.copyOf(all);
     }
 }

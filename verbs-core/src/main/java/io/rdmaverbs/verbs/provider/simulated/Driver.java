@@ -1,6 +1,7 @@
 package io.rdmaverbs.verbs.provider.simulated;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.attr.CompletionField;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendOpcode;
@@ -106,6 +107,17 @@ public enum Driver {
      */
     boolean loopsBackMulticast() {
         return this != RXE;
+    }
+
+    /**
+     * The {@code wc_flags} {@code ibv_create_cq_ex} accepts; any other bit fails the create with
+     * EOPNOTSUPP. rdma-core 44's rxe ({@code RXE_SUP_WC_EX_FLAGS}) reports the standard fields and no
+     * timestamp; mlx5 adds the completion timestamps (assumed, as for all of MLX5).
+     */
+    long supportedWcFlags() {
+        long standard = CompletionField.mask(CompletionField.STANDARD);
+        return this == RXE ? standard : standard | CompletionField.COMPLETION_TIMESTAMP.bit()
+                | CompletionField.COMPLETION_TIMESTAMP_WALLCLOCK.bit();
     }
 
     /**

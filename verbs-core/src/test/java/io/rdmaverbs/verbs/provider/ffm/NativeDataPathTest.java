@@ -25,6 +25,7 @@ import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.PostFailedException;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.CqExPoller;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
@@ -328,6 +329,45 @@ class NativeDataPathTest {
 
             assertThat(fewest).as("bytes allocated by 20000 chain posts, once compiled").isZero();
         }
+    }
+
+    @Test
+    void anExtendedCqIsPolledThroughItsOwnFunctionPointers() throws Throwable {
+        MemorySegment cqEx = device.object(IbvCqEx.LAYOUT);
+        fakeOps.find("fake_fill_cq_ex").map(f -> java.lang.foreign.Linker.nativeLinker().downcallHandle(f,
+                java.lang.foreign.FunctionDescriptor.ofVoid(ADDRESS))).orElseThrow().invokeExact(cqEx);
+        NativeCq extended = new NativeCq(provider, cqEx, context, 16, null,
+                InlineVerbs.contextOp(cqEx, IbvCq.CONTEXT, IbvContextOps.POLL_CQ), MemorySegment.NULL);
+        extended.extend(cqEx);
+        CqExPoller poller = cqVerbs.cqExPoller(extended);
+        int endedBefore = global("fake_cq_ex_ended", 4).get(JAVA_INT, 0);
+
+        assertThat(poller.startPoll()).isZero();
+        assertThat(poller.wrId()).isEqualTo(500);
+        assertThat(poller.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(poller.readOpcode()).isEqualTo(WcOpcode.RECV_RDMA_WITH_IMM);
+        assertThat(poller.readByteLen()).isEqualTo(4096);
+        assertThat(poller.readImmData()).as("ntohl(read_imm_data)").isEqualTo(0xCAFE_0000);
+        assertThat(poller.readQpNum()).isEqualTo(0x123456);
+        assertThat(poller.readSrcQp()).isEqualTo(0x654321);
+        assertThat(poller.readWcFlags()).isEqualTo(WcFlag.WITH_IMM);
+        assertThat(poller.readVendorErr()).isEqualTo(7);
+        assertThat(poller.readSlid()).isEqualTo(0xBEEF);
+        assertThat(poller.readSl()).as("uint8_t, unsigned").isEqualTo(0xF3);
+        assertThat(poller.readDlidPathBits()).isEqualTo(0x7F);
+        assertThat(poller.readCompletionWallclockNs()).isEqualTo(0x1122334455667788L);
+        assertThatThrownBy(poller::readCompletionTs).as("a NULL read function is refused, not called")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("read_completion_ts");
+
+        assertThat(poller.nextPoll()).isZero();
+        assertThat(poller.wrId()).isEqualTo(501);
+        assertThat(poller.status()).isEqualTo(WcStatus.WR_FLUSH_ERR);
+        assertThat(poller.readByteLen()).isEqualTo(4097);
+        assertThat(poller.nextPoll()).isEqualTo(Errno.ENOENT.number());
+        poller.endPoll();
+        assertThat(global("fake_cq_ex_ended", 4).get(JAVA_INT, 0)).isEqualTo(endedBefore + 1);
+        assertThatThrownBy(() -> cqVerbs.cqExPoller(cq)).as("a classic CQ has no poller")
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     private void dataPath(SendWr send, RecvWr recv, WorkCompletions wc, int i) {
