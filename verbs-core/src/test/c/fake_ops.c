@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 
@@ -181,4 +182,90 @@ void fake_fill_cq_ex(struct ibv_cq_ex *cq)
 	cq->read_dlid_path_bits = fake_read_dlid_path_bits;
 	cq->read_completion_ts = NULL;
 	cq->read_completion_wallclock_ns = fake_read_completion_wallclock_ns;
+}
+
+/*
+ * The new post API of a QP (struct ibv_qp_ex): each builder and setter appends what it was given to
+ * fake_qp_ex_log, as "name:arg,arg;" text the test reads back, and wr_complete returns fake_qp_ex_rc.
+ * wr_rdma_read stays NULL, as for a QP created without IBV_QP_EX_WITH_RDMA_READ.
+ */
+char fake_qp_ex_log[1024];
+int fake_qp_ex_rc;
+
+static void qpx_log(const char *fmt, unsigned long long a, unsigned long long b, unsigned long long c)
+{
+	size_t used = strlen(fake_qp_ex_log);
+
+	snprintf(fake_qp_ex_log + used, sizeof(fake_qp_ex_log) - used, fmt, a, b, c);
+}
+
+static void fake_wr_start(struct ibv_qp_ex *qp) { (void)qp; fake_qp_ex_log[0] = 0; qpx_log("start;", 0, 0, 0); }
+static int fake_wr_complete(struct ibv_qp_ex *qp) { (void)qp; qpx_log("complete;", 0, 0, 0); return fake_qp_ex_rc; }
+static void fake_wr_abort(struct ibv_qp_ex *qp) { (void)qp; qpx_log("abort;", 0, 0, 0); }
+static void fake_wr_send(struct ibv_qp_ex *qp)
+{
+	qpx_log("send:%llu,%llu;", qp->wr_id, qp->wr_flags, 0);
+}
+static void fake_wr_send_imm(struct ibv_qp_ex *qp, __be32 imm) { (void)qp; qpx_log("send_imm:%llx;", ntohl(imm), 0, 0); }
+static void fake_wr_rdma_write(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t addr)
+{
+	(void)qp;
+	qpx_log("rdma_write:%llx,%llx;", rkey, addr, 0);
+}
+static void fake_wr_rdma_write_imm(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t addr, __be32 imm)
+{
+	(void)qp;
+	qpx_log("rdma_write_imm:%llx,%llx,%llx;", rkey, addr, ntohl(imm));
+}
+static void fake_wr_atomic_fetch_add(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t addr, uint64_t add)
+{
+	(void)qp;
+	qpx_log("fetch_add:%llx,%llx,%llu;", rkey, addr, add);
+}
+static void fake_wr_atomic_cmp_swp(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t addr, uint64_t compare,
+				   uint64_t swap)
+{
+	(void)qp; (void)rkey;
+	qpx_log("cmp_swp:%llx,%llu,%llu;", addr, compare, swap);
+}
+static void fake_wr_set_sge(struct ibv_qp_ex *qp, uint32_t lkey, uint64_t addr, uint32_t length)
+{
+	(void)qp;
+	qpx_log("sge:%llx,%llx,%llu;", lkey, addr, length);
+}
+static void fake_wr_set_sge_list(struct ibv_qp_ex *qp, size_t n, const struct ibv_sge *sg)
+{
+	(void)qp;
+	for (size_t i = 0; i < n; i++)
+		qpx_log("sge_list:%llx,%llx,%llu;", sg[i].lkey, sg[i].addr, sg[i].length);
+}
+static void fake_wr_set_ud_addr(struct ibv_qp_ex *qp, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
+{
+	(void)qp;
+	qpx_log("ud_addr:%llx,%llx,%llx;", ah != NULL, qpn, qkey);
+}
+static void fake_wr_set_xrc_srqn(struct ibv_qp_ex *qp, uint32_t srqn) { (void)qp; qpx_log("xrc_srqn:%llu;", srqn, 0, 0); }
+static void fake_wr_set_inline_data(struct ibv_qp_ex *qp, void *addr, size_t length)
+{
+	(void)qp;
+	qpx_log("inline:%llu,%llu;", length, ((unsigned char *)addr)[0], 0);
+}
+
+void fake_fill_qp_ex(struct ibv_qp_ex *qp)
+{
+	qp->wr_start = fake_wr_start;
+	qp->wr_complete = fake_wr_complete;
+	qp->wr_abort = fake_wr_abort;
+	qp->wr_send = fake_wr_send;
+	qp->wr_send_imm = fake_wr_send_imm;
+	qp->wr_rdma_write = fake_wr_rdma_write;
+	qp->wr_rdma_write_imm = fake_wr_rdma_write_imm;
+	qp->wr_rdma_read = NULL;
+	qp->wr_atomic_fetch_add = fake_wr_atomic_fetch_add;
+	qp->wr_atomic_cmp_swp = fake_wr_atomic_cmp_swp;
+	qp->wr_set_sge = fake_wr_set_sge;
+	qp->wr_set_sge_list = fake_wr_set_sge_list;
+	qp->wr_set_ud_addr = fake_wr_set_ud_addr;
+	qp->wr_set_xrc_srqn = fake_wr_set_xrc_srqn;
+	qp->wr_set_inline_data = fake_wr_set_inline_data;
 }

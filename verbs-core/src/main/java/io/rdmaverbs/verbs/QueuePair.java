@@ -19,7 +19,9 @@ import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.QpTransitions;
 import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.provider.QpExOps;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 
@@ -41,11 +43,20 @@ public final class QueuePair extends VerbsResource {
     private final @Nullable CompletionQueue sendCq;
     private final @Nullable CompletionQueue recvCq;
     private final @Nullable SharedReceiveQueue srq;
+    /** The operations of the new post API the QP was created for; empty for {@code ibv_post_send} only. */
+    private final Set<SendOpcode> sendOps;
+    private final @Nullable QpExOps exOps;
     private volatile QpState state = QpState.RESET;
 
     QueuePair(DeviceContext context, @Nullable ProtectionDomain pd, @Nullable XrcDomain xrcd,
             @Nullable CompletionQueue sendCq, @Nullable CompletionQueue recvCq, @Nullable SharedReceiveQueue srq,
             QpHandle handle, @Nullable String name) {
+        this(context, pd, xrcd, sendCq, recvCq, srq, handle, Set.of(), name);
+    }
+
+    QueuePair(DeviceContext context, @Nullable ProtectionDomain pd, @Nullable XrcDomain xrcd,
+            @Nullable CompletionQueue sendCq, @Nullable CompletionQueue recvCq, @Nullable SharedReceiveQueue srq,
+            QpHandle handle, Set<SendOpcode> sendOps, @Nullable String name) {
         super(context.verbs, ResourceKind.QUEUE_PAIR, parents(context, pd, xrcd, sendCq, recvCq, srq), name);
         this.handle = handle;
         this.qpVerbs = context.verbs.provider().queuePairVerbs();
@@ -55,6 +66,8 @@ public final class QueuePair extends VerbsResource {
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.srq = srq;
+        this.sendOps = Set.copyOf(sendOps);
+        this.exOps = sendOps.isEmpty() ? null : qpVerbs.qpExOps(handle);
     }
 
     private static List<VerbsResource> parents(DeviceContext context, @Nullable VerbsResource... others) {
@@ -324,6 +337,28 @@ public final class QueuePair extends VerbsResource {
         }
     }
 
+    /** The operations the new post API may build on this QP ({@link QueuePairSpec#withSendOps}). */
+    public Set<SendOpcode> sendOps() {
+        return sendOps;
+    }
+
+    /**
+     * A session of the new post API ({@code ibv_wr_start}, {@code ibv_wr_send}..., {@code ibv_wr_complete})
+     * with room for {@code maxSge} entries per {@link WorkRequestBuilder#sgeList}; one per posting thread.
+     *
+     * @throws IllegalStateException on a QP created without {@link QueuePairSpec#withSendOps}
+     */
+    public WorkRequestBuilder newWorkRequestBuilder(int maxSge) {
+        QpExOps ops = exOps;
+        if (ops == null) {
+            throw new IllegalStateException(ref() + " was created without send ops; the new post API needs "
+                    + "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS (QueuePairSpec.withSendOps)");
+        }
+        checkSendSges(maxSge);
+        checkOpen();
+        return new WorkRequestBuilder(this, ops, maxSge);
+    }
+
     // ---- multicast ------------------------------------------------------------------------------
 
     /**
@@ -378,6 +413,9 @@ public final class QueuePair extends VerbsResource {
         }
         if (srq != null) {
             m.put("srq", srq.name());
+        }
+        if (!sendOps.isEmpty()) {
+            m.put("sendOps", sendOps.stream().map(Enum::name).sorted().toList());
         }
         return m;
     }

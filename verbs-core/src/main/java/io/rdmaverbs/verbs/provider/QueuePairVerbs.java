@@ -64,6 +64,13 @@ public interface QueuePairVerbs {
     /** A chain of {@code capacity} receive requests, for QPs and SRQs alike. */
     WorkRequestChain<RecvWr> newRecvChain(int capacity, int maxSge);
 
+    /**
+     * The new post API of a QP created with {@link QpInitSpec#sendOpsFlags()}, the same object every time.
+     *
+     * @throws IllegalArgumentException for a QP created without send ops
+     */
+    QpExOps qpExOps(QpHandle qp);
+
     /** {@code ibv_attach_mcast}. */
     void attachMcast(QpHandle qp, Gid gid, int lid);
 

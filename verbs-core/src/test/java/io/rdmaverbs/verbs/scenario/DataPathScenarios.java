@@ -53,13 +53,20 @@ final class DataPathScenarios {
     }
 
     static Pair pair(ScenarioRun run, QpCapabilities caps) throws Exception {
+        return pair(run, caps, Set.of());
+    }
+
+    /** {@link #pair(ScenarioRun, QpCapabilities)}, both QPs created for the new post API with {@code sendOps}. */
+    static Pair pair(ScenarioRun run, QpCapabilities caps, Set<SendOpcode> sendOps) throws Exception {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
         CompletionQueue cq = steps.make("ibv_create_cq", () -> ctx.createCompletionQueue(CompletionQueueSpec.of(64),
                 "cq"));
         ProtectionDomain pd = steps.make("ibv_alloc_pd", () -> ctx.allocateProtectionDomain("pd"));
-        QueuePair a = steps.make("ibv_create_qp_ex RC a", () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, caps), "a"));
-        QueuePair b = steps.make("ibv_create_qp_ex RC b", () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, caps), "b"));
+        QueuePairSpec spec = sendOps.isEmpty() ? QueuePairSpec.rc(cq, cq, caps)
+                : QueuePairSpec.rc(cq, cq, caps).withSendOps(sendOps);
+        QueuePair a = steps.make("ibv_create_qp_ex RC a", () -> pd.createQueuePair(spec, "a"));
+        QueuePair b = steps.make("ibv_create_qp_ex RC b", () -> pd.createQueuePair(spec, "b"));
         steps.ok("ibv_modify_qp RESET->INIT->RTR->RTS both, remote atomics allowed", () -> {
             var path = Fixtures.selfAddress(ctx);
             var mtu = Fixtures.pathMtu(ctx);

@@ -19,6 +19,7 @@ public final class ScenarioCatalog {
         all.addAll(BatchScenarios.all());
         all.addAll(DataPathScenarios.all());
         all.addAll(ExtendedCqScenarios.all());
+        all.addAll(QpExScenarios.all());
         return List.copyOf(all);
     }
 }

@@ -32,6 +32,7 @@ import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.Handle;
+import io.rdmaverbs.verbs.provider.QpExOps;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
@@ -84,6 +85,11 @@ final class NativeQpVerbs implements QueuePairVerbs {
                 IbvQpInitAttrEx.RECV_CQ.set(attr, pointerOf(spec.recvCq(), NativeCq.class));
                 IbvQpInitAttrEx.SRQ.set(attr, pointerOf(spec.srq(), NativeSrq.class));
             }
+            if (spec.sendOpsFlags() != 0) {
+                IbvQpInitAttrEx.COMP_MASK.set(attr, IbvQpInitAttrEx.COMP_MASK.get(attr)
+                        | IbvQpInitAttrEx.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+                IbvQpInitAttrEx.SEND_OPS_FLAGS.set(attr, spec.sendOpsFlags());
+            }
             IbvQpCap.write(attr, IbvQpInitAttrEx.CAP, spec.capabilities());
             IbvQpInitAttrEx.QP_TYPE.set(attr, type.value());
             IbvQpInitAttrEx.SQ_SIG_ALL.set(attr, spec.signalAll() ? 1 : 0);
@@ -91,7 +97,11 @@ final class NativeQpVerbs implements QueuePairVerbs {
             if (isNull(qp)) {
                 int errno = errnoOfNull(state);
                 Errno e = Errno.of(errno);
-                throw failure("ibv_create_qp_ex", c, errno, e.equals(Errno.EOPNOTSUPP) && type.isXrc()
+                throw failure("ibv_create_qp_ex", c, errno, e.equals(Errno.EOPNOTSUPP) && spec.sendOpsFlags() != 0
+                        ? "device " + c.deviceName() + " cannot build send_ops_flags 0x"
+                                + Long.toHexString(spec.sendOpsFlags()) + " on a " + type + " QP (rxe: UD sends only "
+                                + "SEND and SEND_WITH_IMM)"
+                        : e.equals(Errno.EOPNOTSUPP) && type.isXrc()
                         ? "device " + c.deviceName() + " does not support XRC (IBV_DEVICE_XRC not set)"
                         : e.equals(Errno.EINVAL)
                                 ? "a " + type + " QP with " + spec.capabilities() + " was refused: check the send and "
@@ -99,7 +109,11 @@ final class NativeQpVerbs implements QueuePairVerbs {
                                 : "could not create a " + type + " QP on " + c.deviceName() + memlockHint(errno));
             }
             QpCapabilities granted = IbvQpCap.read(attr, IbvQpInitAttrEx.CAP);
-            return register(qp, c, type, spec.capabilities(), granted);
+            NativeQp handle = register(qp, c, type, spec.capabilities(), granted);
+            if (spec.sendOpsFlags() != 0) {
+                extend(handle, qp, granted.maxSendSge());
+            }
+            return handle;
         }
     }
 
@@ -298,6 +312,26 @@ final class NativeQpVerbs implements QueuePairVerbs {
     public WorkRequestChain<RecvWr> newRecvChain(int capacity, int maxSge) {
         return new NativeWrChain<>(IbvRecvWr.LAYOUT, capacity, maxSge,
                 (arena, slot, badWr, callState) -> new NativeRecvWr(maxSge, arena, slot, badWr, callState));
+    }
+
+    /** The {@code ibv_qp_ex} libibverbs made of a QP created with send ops ({@code ibv_qp_to_qp_ex}). */
+    private void extend(NativeQp handle, MemorySegment qp, int maxSendSge) {
+        MemorySegment qpEx = Libibverbs.ibv_qp_to_qp_ex(qp);
+        if (isNull(qpEx)) {
+            throw new IllegalStateException(handle.describe() + " was created with send_ops_flags but libibverbs "
+                    + "has no ibv_qp_ex for it (ibv_qp_to_qp_ex returned NULL)");
+        }
+        handle.extend(new NativeQpExOps(provider, handle, qpEx, maxSendSge));
+    }
+
+    @Override
+    public QpExOps qpExOps(QpHandle qp) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeQpExOps ops = q.exOps();
+        if (ops == null) {
+            throw new IllegalArgumentException(q.describe() + " was created without send_ops_flags: it has no ibv_qp_ex");
+        }
+        return ops;
     }
 
     @Override

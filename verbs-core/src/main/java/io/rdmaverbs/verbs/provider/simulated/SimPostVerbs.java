@@ -147,7 +147,7 @@ final class SimPostVerbs {
      * memcpy would read it (a bad address crashes here as it would there).
      */
     @SuppressWarnings("restricted")
-    private static byte[] readInline(SimDevice d, long[] addresses, int[] lengths) {
+    static byte[] readInline(SimDevice d, long[] addresses, int[] lengths) {
         int total = 0;
         for (int length : lengths) {
             total += length;

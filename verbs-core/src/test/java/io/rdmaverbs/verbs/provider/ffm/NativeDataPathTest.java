@@ -26,6 +26,7 @@ import io.rdmaverbs.verbs.error.PostFailedException;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.CqExPoller;
+import io.rdmaverbs.verbs.provider.QpExOps;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
@@ -368,6 +369,45 @@ class NativeDataPathTest {
         assertThat(global("fake_cq_ex_ended", 4).get(JAVA_INT, 0)).isEqualTo(endedBefore + 1);
         assertThatThrownBy(() -> cqVerbs.cqExPoller(cq)).as("a classic CQ has no poller")
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void theNewPostApiCallsTheQpsOwnBuildersAndSetters() throws Throwable {
+        MemorySegment qpEx = device.object(IbvQpEx.LAYOUT);
+        fakeOps.find("fake_fill_qp_ex").map(f -> java.lang.foreign.Linker.nativeLinker().downcallHandle(f,
+                java.lang.foreign.FunctionDescriptor.ofVoid(ADDRESS))).orElseThrow().invokeExact(qpEx);
+        NativeQp extended = new NativeQp(provider, qpEx, context, QpType.RC, 0x22, QpCapabilities.of(8, 8),
+                QpCapabilities.of(8, 8), MemorySegment.NULL, MemorySegment.NULL);
+        extended.extend(new NativeQpExOps(provider, extended, qpEx, 2));
+        QpExOps ops = qpVerbs.qpExOps(extended);
+
+        ops.wrStart();
+        ops.wrId(42);
+        ops.wrFlags(SendFlag.SIGNALED);
+        ops.send();
+        ops.setSge(0x11, 0x1000, 64);
+        ops.sendImm(0x0A0B0C0D);
+        ops.rdmaWriteImm(0x33, 0x2000, 0x01020304);
+        ops.setSgeList(2, new long[] {0x3000, 0x4000}, new int[] {8, 16}, new int[] {0x44, 0x55});
+        ops.atomicFetchAdd(0x66, 0x5000, 7);
+        ops.atomicCmpSwp(0x66, 0x5008, 1, 2);
+        ops.setXrcSrqn(9);
+        try (Arena data = Arena.ofConfined()) {
+            MemorySegment bytes = data.allocateFrom(JAVA_BYTE, (byte) 0x5A, (byte) 1, (byte) 2);
+            ops.setInlineData(bytes.address(), 3);
+        }
+        assertThat(ops.wrComplete()).isZero();
+
+        assertThat(global("fake_qp_ex_log", 1024).getString(0)).isEqualTo("start;send:42,2;sge:11,1000,64;"
+                + "send_imm:a0b0c0d;rdma_write_imm:33,2000,1020304;sge_list:44,3000,8;sge_list:55,4000,16;"
+                + "fetch_add:66,5000,7;cmp_swp:5008,1,2;xrc_srqn:9;inline:3,90;complete;");
+        assertThatThrownBy(() -> ops.rdmaRead(1, 2)).as("a NULL builder is refused, not called")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("wr_rdma_read");
+        global("fake_qp_ex_rc", 4).set(JAVA_INT, 0, Errno.ENOSPC.number());
+        ops.wrStart();
+        assertThat(ops.wrComplete()).isEqualTo(Errno.ENOSPC.number());
+        global("fake_qp_ex_rc", 4).set(JAVA_INT, 0, 0);
+        assertThatThrownBy(() -> qpVerbs.qpExOps(qp)).isInstanceOf(IllegalArgumentException.class);
     }
 
     private void dataPath(SendWr send, RecvWr recv, WorkCompletions wc, int i) {
