@@ -36,6 +36,13 @@ public class BatchCalls {
         d.qp.postSend(d.sendChain);
     }
 
+    /** The provider SPI alone: the native provider's chain post, without the API's guard and region checks. */
+    @Benchmark
+    @OperationsPerInvocation(CHAIN)
+    public void providerSendChain(FakeDevice d) {
+        d.qpVerbs.postSend(d.rawQp, d.rawSendChain);
+    }
+
     @Benchmark
     @OperationsPerInvocation(CHAIN)
     public void apiRecvChain(FakeDevice d) {

@@ -31,6 +31,7 @@ import io.rdmaverbs.verbs.provider.QpInitSpec;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
 
 import org.openjdk.jmh.annotations.Level;
@@ -78,6 +79,7 @@ public class FakeDevice {
     QpHandle rawQp;
     SendWr rawSend;
     RecvWr rawReceive;
+    WorkRequestChain<SendWr> rawSendChain;
     WorkCompletions rawOne;
     WorkCompletions rawSixteen;
 
@@ -126,6 +128,16 @@ public class FakeDevice {
         rawReceive = provider.queuePairVerbs().newRecvWr(1);
         rawReceive.sge(0, mr.address(), MESSAGE, mr.lkey());
         rawReceive.sgeCount(1);
+        rawSendChain = provider.queuePairVerbs().newSendChain(BatchCalls.CHAIN, 1);
+        for (int i = 0; i < BatchCalls.CHAIN; i++) {
+            SendWr wr = rawSendChain.request(i);
+            wr.wrId(i);
+            wr.opcode(SendOpcode.SEND);
+            wr.flags(SendFlag.SIGNALED);
+            wr.sge(0, mr.address(), MESSAGE, mr.lkey());
+            wr.sgeCount(1);
+        }
+        rawSendChain.length(BatchCalls.CHAIN);
         rawOne = provider.completionVerbs().newWorkCompletions(1);
         rawSixteen = provider.completionVerbs().newWorkCompletions(16);
     }
@@ -142,6 +154,7 @@ public class FakeDevice {
         rawSixteen.close();
         rawSend.close();
         rawReceive.close();
+        rawSendChain.close();
         provider.queuePairVerbs().destroyQp(rawQp);
         provider.completionVerbs().destroyCq(rawCq);
         provider.domainVerbs().deallocPd(rawPd);
