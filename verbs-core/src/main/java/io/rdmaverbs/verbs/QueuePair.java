@@ -311,8 +311,7 @@ public final class QueuePair extends VerbsResource {
     public void postSend(SendBatch batch) {
         enter();
         try {
-            batch.checkPostable(context);
-            batch.checkDeviceLimits(this);
+            batch.checkPostable(this);
             qpVerbs.postSend(handle, batch.chain());
         } catch (VerbsException e) {
             throw e.about(ref().toString());

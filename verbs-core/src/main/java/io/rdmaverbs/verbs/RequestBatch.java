@@ -77,14 +77,24 @@ abstract sealed class RequestBatch<R> implements AutoCloseable permits SendBatch
 
     /** Every request passes the single request's checks, and an empty batch is not posted. */
     final void checkPostable(DeviceContext context) {
-        requireOpen();
-        if (size == 0) {
-            throw new IllegalStateException("this " + kind + " batch is empty: add() requests before posting it");
-        }
+        requireNotEmpty();
         MemoryRegion checked = null;
         for (int i = 0; i < size; i++) {
             checked = checkPostable(at(i), context, checked);
         }
+    }
+
+    /** Refuses a closed or empty batch, before its requests are checked. */
+    final void requireNotEmpty() {
+        requireOpen();
+        if (size == 0) {
+            throw new IllegalStateException("this " + kind + " batch is empty: add() requests before posting it");
+        }
+    }
+
+    /** Request {@code index}, known to be below {@link #size()}. */
+    final R request(int index) {
+        return at(index);
     }
 
     private void requireOpen() {

@@ -47,10 +47,19 @@ public final class SendBatch extends RequestBatch<SendRequest> {
         return chain;
     }
 
-    /** {@link SendRequest#checkDeviceLimits} of every request added. */
-    void checkDeviceLimits(QueuePair qp) {
+    /**
+     * The checks of a post to {@code qp}, in one pass over the requests: each request's own
+     * ({@link SendRequest#checkPostable(DeviceContext, MemoryRegion)}, a region shared by neighbours
+     * checked once) and the device's limits ({@link SendRequest#checkDeviceLimits}).
+     */
+    void checkPostable(QueuePair qp) {
+        requireNotEmpty();
+        DeviceContext context = qp.context();
+        MemoryRegion checked = null;
         for (int i = 0, n = size(); i < n; i++) {
-            get(i).checkDeviceLimits(qp);
+            SendRequest request = request(i);
+            checked = request.checkPostable(context, checked);
+            request.checkDeviceLimits(qp);
         }
     }
 

@@ -58,10 +58,16 @@ final class DataPathScenarios {
 
     /** {@link #pair(ScenarioRun, QpCapabilities)}, both QPs created for the new post API with {@code sendOps}. */
     static Pair pair(ScenarioRun run, QpCapabilities caps, Set<SendOpcode> sendOps) throws Exception {
+        return pair(run, CompletionQueueSpec.of(64), caps, sendOps);
+    }
+
+    /** {@link #pair(ScenarioRun, QpCapabilities, Set)} on a CQ of {@code cqSpec}. */
+    static Pair pair(ScenarioRun run, CompletionQueueSpec cqSpec, QpCapabilities caps, Set<SendOpcode> sendOps)
+            throws Exception {
         Steps steps = run.steps();
         DeviceContext ctx = run.open();
-        CompletionQueue cq = steps.make("ibv_create_cq", () -> ctx.createCompletionQueue(CompletionQueueSpec.of(64),
-                "cq"));
+        CompletionQueue cq = steps.make(cqSpec.isExtended() ? "ibv_create_cq_ex" : "ibv_create_cq",
+                () -> ctx.createCompletionQueue(cqSpec, "cq"));
         ProtectionDomain pd = steps.make("ibv_alloc_pd", () -> ctx.allocateProtectionDomain("pd"));
         QueuePairSpec spec = sendOps.isEmpty() ? QueuePairSpec.rc(cq, cq, caps)
                 : QueuePairSpec.rc(cq, cq, caps).withSendOps(sendOps);

@@ -2,15 +2,14 @@ package io.rdmaverbs.verbs.scenario;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 
 import io.rdmaverbs.verbs.CompletionPoller;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.CompletionQueueSpec;
-import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.QueuePair;
-import io.rdmaverbs.verbs.QueuePairSpec;
 import io.rdmaverbs.verbs.ReceiveRequest;
 import io.rdmaverbs.verbs.SendRequest;
 import io.rdmaverbs.verbs.attr.CompletionField;
@@ -53,14 +52,12 @@ final class ExtendedCqScenarios {
      */
     static void extendedPoll(ScenarioRun run) throws Exception {
         Steps steps = run.steps();
-        DeviceContext ctx = run.open();
-        CompletionQueue cq = steps.make("ibv_create_cq_ex standard fields", () -> ctx.createCompletionQueue(
-                CompletionQueueSpec.of(32).withExtendedPolling(CompletionField.STANDARD), "cq"));
-        ProtectionDomain pd = steps.make("ibv_alloc_pd", () -> ctx.allocateProtectionDomain("pd"));
-        QueuePair a = steps.make("ibv_create_qp_ex RC a", () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS), "a"));
-        QueuePair b = steps.make("ibv_create_qp_ex RC b", () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS), "b"));
-        steps.ok("ibv_modify_qp RESET->INIT->RTR->RTS both", () -> Fixtures.connect(a, b, Fixtures.selfAddress(ctx),
-                Fixtures.pathMtu(ctx)));
+        DataPathScenarios.Pair p = DataPathScenarios.pair(run, CompletionQueueSpec.of(32)
+                .withExtendedPolling(CompletionField.STANDARD), CAPS, Set.of());
+        CompletionQueue cq = p.cq();
+        ProtectionDomain pd = p.pd();
+        QueuePair a = p.a();
+        QueuePair b = p.b();
         MemoryRegion src = steps.make("ibv_reg_mr src", () -> pd.allocateMemory(BYTES, LOCAL, "src"));
         MemoryRegion dst = steps.make("ibv_reg_mr dst", () -> pd.allocateMemory(BYTES, LOCAL, "dst"));
         try (ReceiveRequest recv = b.newReceiveRequest(1).wrId(2).single(dst, 0, BYTES);
@@ -103,23 +100,18 @@ final class ExtendedCqScenarios {
 
     static void timestampWhereSupported(ScenarioRun run) throws Exception {
         Steps steps = run.steps();
-        DeviceContext ctx = run.open();
-        CompletionQueue cq;
+        DataPathScenarios.Pair p;
         try {
-            cq = steps.make("ibv_create_cq_ex with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP", () -> ctx.createCompletionQueue(
-                    CompletionQueueSpec.of(8).withExtendedPolling(CompletionField.BYTE_LEN,
-                            CompletionField.COMPLETION_TIMESTAMP), "stamped"));
+            p = DataPathScenarios.pair(run, CompletionQueueSpec.of(8).withExtendedPolling(CompletionField.BYTE_LEN,
+                    CompletionField.COMPLETION_TIMESTAMP), CAPS, Set.of());
         } catch (VerbsException e) {
-            assertThat(e.errno()).as("a device without timestamps refuses the CQ (%s)", e.getMessage())
-                    .isEqualTo(Errno.EOPNOTSUPP);
-            assertThat(e.verb()).isEqualTo("ibv_create_cq_ex");
+            assertThat(e.verb()).as("the CQ is what is refused (%s)", e.getMessage()).isEqualTo("ibv_create_cq_ex");
+            assertThat(e.errno()).as("a device without timestamps refuses the CQ").isEqualTo(Errno.EOPNOTSUPP);
             return;
         }
-        ProtectionDomain pd = steps.make("ibv_alloc_pd", () -> ctx.allocateProtectionDomain("pd"));
-        QueuePair a = steps.make("ibv_create_qp_ex RC a", () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS), "a"));
-        QueuePair b = steps.make("ibv_create_qp_ex RC b", () -> pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS), "b"));
-        steps.ok("ibv_modify_qp RESET->INIT->RTR->RTS both", () -> Fixtures.connect(a, b, Fixtures.selfAddress(ctx),
-                Fixtures.pathMtu(ctx)));
+        CompletionQueue cq = p.cq();
+        QueuePair a = p.a();
+        ProtectionDomain pd = p.pd();
         MemoryRegion src = steps.make("ibv_reg_mr src", () -> pd.allocateMemory(BYTES, LOCAL, "src"));
         try (SendRequest write = a.newSendRequest(1).opcode(SendOpcode.RDMA_WRITE).remote(src.address(), src.rkey())
                 .single(src, 0, 8)) {

@@ -1,15 +1,13 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_ENUM;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.C_INT;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.PTHREAD_COND_T;
-import static io.rdmaverbs.verbs.provider.ffm.Layouts.PTHREAD_MUTEX_T;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U64;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
+import java.util.stream.Stream;
 
 /**
  * {@code struct ibv_cq_ex}: a {@code struct ibv_cq} (the same members first, so {@code ibv_cq_ex_to_cq}
@@ -19,37 +17,31 @@ import java.lang.foreign.StructLayout;
  */
 final class IbvCqEx {
 
-    static final StructLayout LAYOUT = MemoryLayout.structLayout(
-            ADDRESS.withName("context"),
-            ADDRESS.withName("channel"),
-            ADDRESS.withName("cq_context"),
-            U32.withName("handle"),
-            C_INT.withName("cqe"),
-            PTHREAD_MUTEX_T.withName("mutex"),
-            PTHREAD_COND_T.withName("cond"),
-            U32.withName("comp_events_completed"),
-            U32.withName("async_events_completed"),
-            U32.withName("comp_mask"),
-            C_ENUM.withName("status"),
-            U64.withName("wr_id"),
-            ADDRESS.withName("start_poll"),
-            ADDRESS.withName("next_poll"),
-            ADDRESS.withName("end_poll"),
-            ADDRESS.withName("read_opcode"),
-            ADDRESS.withName("read_vendor_err"),
-            ADDRESS.withName("read_byte_len"),
-            ADDRESS.withName("read_imm_data"),
-            ADDRESS.withName("read_qp_num"),
-            ADDRESS.withName("read_src_qp"),
-            ADDRESS.withName("read_wc_flags"),
-            ADDRESS.withName("read_slid"),
-            ADDRESS.withName("read_sl"),
-            ADDRESS.withName("read_dlid_path_bits"),
-            ADDRESS.withName("read_completion_ts"),
-            ADDRESS.withName("read_cvlan"),
-            ADDRESS.withName("read_flow_tag"),
-            ADDRESS.withName("read_tm_info"),
-            ADDRESS.withName("read_completion_wallclock_ns"))
+    /* struct ibv_cq's members, flat as the header repeats them, then the extension. */
+    static final StructLayout LAYOUT = MemoryLayout.structLayout(Stream.concat(IbvCq.LAYOUT.memberLayouts().stream(),
+            Stream.of(
+                U32.withName("comp_mask"),
+                C_ENUM.withName("status"),
+                U64.withName("wr_id"),
+                ADDRESS.withName("start_poll"),
+                ADDRESS.withName("next_poll"),
+                ADDRESS.withName("end_poll"),
+                ADDRESS.withName("read_opcode"),
+                ADDRESS.withName("read_vendor_err"),
+                ADDRESS.withName("read_byte_len"),
+                ADDRESS.withName("read_imm_data"),
+                ADDRESS.withName("read_qp_num"),
+                ADDRESS.withName("read_src_qp"),
+                ADDRESS.withName("read_wc_flags"),
+                ADDRESS.withName("read_slid"),
+                ADDRESS.withName("read_sl"),
+                ADDRESS.withName("read_dlid_path_bits"),
+                ADDRESS.withName("read_completion_ts"),
+                ADDRESS.withName("read_cvlan"),
+                ADDRESS.withName("read_flow_tag"),
+                ADDRESS.withName("read_tm_info"),
+                ADDRESS.withName("read_completion_wallclock_ns")))
+            .toArray(MemoryLayout[]::new))
             .withName("ibv_cq_ex");
 
     static final Field.OfInt STATUS = Field.ofInt(LAYOUT, "status");
