@@ -110,7 +110,12 @@ final class NativeCompletionVerbs implements CompletionVerbs {
                 InlineVerbs.contextOp(cq, IbvCq.CONTEXT, IbvContextOps.POLL_CQ),
                 InlineVerbs.contextOp(cq, IbvCq.CONTEXT, IbvContextOps.REQ_NOTIFY_CQ));
         if (extended) {
-            handle.extend(cq);
+            try {
+                handle.extend(cq);
+            } catch (RuntimeException e) {
+                Libibverbs.ibv_destroy_cq(CallState.current(), cq);   // not handed out: nobody else can release it
+                throw e;
+            }
         }
         cqs.put(cq.address(), handle);
         return handle;

@@ -111,7 +111,12 @@ final class NativeQpVerbs implements QueuePairVerbs {
             QpCapabilities granted = IbvQpCap.read(attr, IbvQpInitAttrEx.CAP);
             NativeQp handle = register(qp, c, type, spec.capabilities(), granted);
             if (spec.sendOpsFlags() != 0) {
-                extend(handle, qp, granted.maxSendSge());
+                try {
+                    extend(handle, qp, granted.maxSendSge());
+                } catch (RuntimeException e) {
+                    destroyQp(handle);   // not handed out: nobody else can release it
+                    throw e;
+                }
             }
             return handle;
         }
