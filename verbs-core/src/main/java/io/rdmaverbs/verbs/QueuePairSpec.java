@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * @param srq the basic SRQ the QP receives through instead of a receive queue of its own, or {@code null}
  * @param capabilities the work requests and scatter/gather entries asked for
  * @param signalAll whether every send completes ({@code sq_sig_all}) or only those asking to
- * @param sendOps the operations of the new post API ({@code ibv_wr_post(3)}, {@link QueuePair#newWorkRequestBuilder()})
+ * @param sendOps the operations of the new post API ({@code ibv_wr_post(3)}, {@link QueuePair#newWorkRequestBuilder(int)})
  *        the QP is created for ({@code IBV_QP_INIT_ATTR_SEND_OPS_FLAGS}); empty for {@code ibv_post_send} only
  */
 public record QueuePairSpec(QpType type, CompletionQueue sendCq, @Nullable CompletionQueue recvCq,
@@ -90,7 +90,7 @@ public record QueuePairSpec(QpType type, CompletionQueue sendCq, @Nullable Compl
 
     /**
      * The same QP created for the new post API ({@code ibv_wr_post(3)}) with {@code ops}: only these
-     * operations can be built with {@link QueuePair#newWorkRequestBuilder()}. A provider refuses
+     * operations can be built with {@link QueuePair#newWorkRequestBuilder(int)}. A provider refuses
      * operations its transport cannot do (rxe: {@code EOPNOTSUPP} for RDMA or atomics on UD).
      */
     public QueuePairSpec withSendOps(Set<SendOpcode> ops) {

@@ -25,7 +25,6 @@ import io.rdmaverbs.verbs.attr.WcStatus;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 
 import static io.rdmaverbs.verbs.scenario.Fixtures.LOCAL;
-import static io.rdmaverbs.verbs.scenario.Fixtures.PORT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Atomics and inline sends on an RC loopback pair, and the device limits Java enforces for them. */
@@ -73,16 +72,8 @@ final class DataPathScenarios {
                 : QueuePairSpec.rc(cq, cq, caps).withSendOps(sendOps);
         QueuePair a = steps.make("ibv_create_qp_ex RC a", () -> pd.createQueuePair(spec, "a"));
         QueuePair b = steps.make("ibv_create_qp_ex RC b", () -> pd.createQueuePair(spec, "b"));
-        steps.ok("ibv_modify_qp RESET->INIT->RTR->RTS both, remote atomics allowed", () -> {
-            var path = Fixtures.selfAddress(ctx);
-            var mtu = Fixtures.pathMtu(ctx);
-            a.toInit(PORT, ATOMIC);
-            b.toInit(PORT, ATOMIC);
-            a.toReadyToReceive(path, b.qpNum(), 0, mtu);
-            b.toReadyToReceive(path, a.qpNum(), 0, mtu);
-            a.toReadyToSend(0);
-            b.toReadyToSend(0);
-        });
+        steps.ok("ibv_modify_qp RESET->INIT->RTR->RTS both, remote atomics allowed", () -> Fixtures.connect(a, b,
+                Fixtures.selfAddress(ctx), Fixtures.pathMtu(ctx), ATOMIC));
         return new Pair(cq, pd, a, b);
     }
 
