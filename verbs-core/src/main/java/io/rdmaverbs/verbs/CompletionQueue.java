@@ -27,6 +27,11 @@ import org.jspecify.annotations.Nullable;
  * A completion queue ({@code struct ibv_cq}). {@code ibv_destroy_cq} fails with {@code EBUSY} while a
  * QP or SRQ uses it, and blocks forever while completion events taken from its channel are not
  * acknowledged: the graph counts those events and never lets a destroy run into that.
+ *
+ * <p>An extended CQ ({@code ibv_create_cq_ex(3)}, {@link CompletionQueueSpec#withExtendedPolling}) is this
+ * same resource, not a kind of its own: its {@code struct ibv_cq_ex} begins with the {@code struct ibv_cq},
+ * it is destroyed by {@code ibv_destroy_cq} under the same EBUSY and event rules, and it polls either way;
+ * what it adds is {@link #newPoller()}.
  */
 public final class CompletionQueue extends VerbsResource {
 

@@ -125,6 +125,37 @@ class CompletionPollerTest {
         assertThat(cq.details()).containsEntry("extendedFields", List.of("BYTE_LEN", "QP_NUM"));
     }
 
+    /** The same resource kind as a classic CQ, so the same stuck references: the QPs on it, unacknowledged events. */
+    @Test
+    void anExtendedCqKeepsTheClassicCqsStuckReferences() {
+        CompletionChannel channel = ctx.createCompletionChannel("channel");
+        CompletionQueue evented = ctx.createCompletionQueue(CompletionQueueSpec.of(8).withChannel(channel)
+                .withExtendedPolling(CompletionField.STANDARD), "evented");
+        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(evented, evented, Fixtures.CAPS), "on-it");
+        assertThat(evented.stuckReferences()).extracting(StuckReference::cause)
+                .containsExactly(StuckReference.Cause.DEPENDENT_RESOURCE);
+        assertThatThrownBy(evented::close).isInstanceOf(CloseRefusedException.class);
+
+        qp.toInit(Fixtures.PORT, Fixtures.REMOTE);
+        qp.toReadyToReceive(Fixtures.selfAddress(ctx), qp.qpNum(), 0, Fixtures.pathMtu(ctx));
+        qp.toReadyToSend(0);
+        evented.requestNotification(false);
+        try (SendRequest write = qp.newSendRequest(1).opcode(io.rdmaverbs.verbs.attr.SendOpcode.RDMA_WRITE)
+                .remote(mr.address() + 1024, mr.rkey()).single(mr, 0, 8)) {
+            qp.postSend(write);
+        }
+        assertThat(channel.awaitEvent(java.time.Duration.ofSeconds(5))).contains(evented);
+        qp.close();
+        assertThat(evented.stuckReferences()).extracting(StuckReference::cause)
+                .containsExactly(StuckReference.Cause.UNACKNOWLEDGED_CQ_EVENTS);
+        assertThatThrownBy(evented::close).isInstanceOf(CloseRefusedException.class);
+        assertThatThrownBy(channel::close).as("the channel has a CQ on it").isInstanceOf(CloseRefusedException.class);
+        evented.acknowledgeEvents(1);
+        evented.close();
+        channel.close();
+        assertThat(evented.isClosed()).isTrue();
+    }
+
     @Test
     void rxeRefusesTimestampsWithEopnotsuppAndMlx5ReportsThem() {
         CompletionQueueSpec stamped = CompletionQueueSpec.of(4).withExtendedPolling(CompletionField.COMPLETION_TIMESTAMP);
