@@ -132,6 +132,28 @@ class WorkRequestBuilderTest {
     }
 
     @Test
+    void inlineDataIsCopiedAtTheSetterAndRefusedBeyondMaxInlineData() {
+        QueuePair qp = pd.createQueuePair(QueuePairSpec.rc(cq, cq, new QpCapabilities(4, 4, 1, 1, 32))
+                .withSendOps(SendOpcode.RDMA_WRITE), "inline");
+        qp.toInit(Fixtures.PORT, Fixtures.REMOTE);
+        qp.toReadyToReceive(Fixtures.selfAddress(ctx), qp.qpNum(), 0, Fixtures.pathMtu(ctx));
+        qp.toReadyToSend(0);
+        WorkRequestBuilder wr = qp.newWorkRequestBuilder(1).start();
+        wr.rdmaWrite(mr.address() + 2048, mr.rkey());
+        assertThatThrownBy(() -> wr.inlineData(mr.segment().asSlice(0, qp.capabilities().maxInlineData() + 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("max_inline_data");
+        mr.segment().asSlice(0, 16).fill((byte) 7);
+        wr.inlineData(mr.segment().asSlice(0, 16));
+        mr.segment().asSlice(0, 16).fill((byte) 1);
+        wr.complete();
+        try (WorkCompletions wc = cq.newWorkCompletions(2)) {
+            assertThat(cq.poll(wc)).isEqualTo(1);
+        }
+        assertThat(mr.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 2048 + 15)).as("the bytes at the setter")
+                .isEqualTo((byte) 7);
+    }
+
+    @Test
     void aQpWithoutSendOpsHasNoBuilder() {
         QueuePair plain = pd.createQueuePair(QueuePairSpec.rc(cq, cq, Fixtures.CAPS), "plain");
         assertThat(plain.sendOps()).isEmpty();
