@@ -1,6 +1,7 @@
 /*
- * A stand-in for libibverbs.so.1 with one device, "fake0", whose data-path ops do nothing: poll_cq
- * finds an empty CQ, req_notify_cq, post_send and post_recv accept the request. Loaded by the
+ * A stand-in for libibverbs.so.1 with one device, "fake0", whose data-path ops do next to nothing:
+ * poll_cq finds an empty CQ, req_notify_cq accepts, post_send and post_recv walk the chain reading
+ * every WR and SGE (as a provider copying them into its queue does) and accept it. Loaded by the
  * project's own NativeVerbsProvider (-Dio.rdmaverbs.verbs.library=.../libfakeverbs.so), it lets the
  * hot-path benchmarks run the binding unchanged, from Verbs.openDevice down to the op pointers, on
  * a host without RDMA, so that what is measured is the binding's cost and nothing else.
@@ -56,15 +57,38 @@ static int req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return 0;
 }
 
+/*
+ * The posts walk the chain and read every WR and SGE, as a provider's post path does when it copies
+ * them into WQEs, so that a chain's per-WR cost shows (BatchCalls). What they read is summed into
+ * fake_posted, so that the compiler cannot drop the reads.
+ */
+volatile uint64_t fake_posted;
+
 static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
-	(void)qp; (void)wr; (void)bad_wr;
+	uint64_t sum = 0;
+
+	(void)qp; (void)bad_wr;
+	for (; wr; wr = wr->next) {
+		sum += wr->wr_id + (uint64_t)wr->opcode + wr->send_flags + wr->imm_data + wr->wr.rdma.remote_addr;
+		for (int i = 0; i < wr->num_sge; i++)
+			sum += wr->sg_list[i].addr + wr->sg_list[i].length + wr->sg_list[i].lkey;
+	}
+	fake_posted += sum;
 	return 0;
 }
 
 static int post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
-	(void)qp; (void)wr; (void)bad_wr;
+	uint64_t sum = 0;
+
+	(void)qp; (void)bad_wr;
+	for (; wr; wr = wr->next) {
+		sum += wr->wr_id;
+		for (int i = 0; i < wr->num_sge; i++)
+			sum += wr->sg_list[i].addr + wr->sg_list[i].length + wr->sg_list[i].lkey;
+	}
+	fake_posted += sum;
 	return 0;
 }
 

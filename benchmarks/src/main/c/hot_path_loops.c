@@ -69,6 +69,56 @@ long c_post_recv(struct ibv_qp *qp, void *addr, unsigned int lkey, long iteratio
 	return failed;
 }
 
+/*
+ * A chain of `length` signaled SENDs (receives) of 64 bytes each, linked through next and posted in
+ * one call, as the Java side's SendBatch (ReceiveBatch) of the same shape: the C per-WR figure.
+ */
+#define MAX_CHAIN 64
+
+long c_post_send_chain(struct ibv_qp *qp, void *addr, unsigned int lkey, int length, long iterations)
+{
+	struct ibv_sge sge[MAX_CHAIN];
+	struct ibv_send_wr wr[MAX_CHAIN], *bad_wr;
+	long failed = 0;
+
+	if (length < 1 || length > MAX_CHAIN)
+		return -1;
+	memset(wr, 0, sizeof(wr));
+	for (int i = 0; i < length; i++) {
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)addr, .length = 64, .lkey = lkey };
+		wr[i].wr_id = i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].next = i + 1 < length ? &wr[i + 1] : NULL;
+	}
+	for (long i = 0; i < iterations; i++)
+		failed += ibv_post_send(qp, wr, &bad_wr) != 0;
+	return failed;
+}
+
+long c_post_recv_chain(struct ibv_qp *qp, void *addr, unsigned int lkey, int length, long iterations)
+{
+	struct ibv_sge sge[MAX_CHAIN];
+	struct ibv_recv_wr wr[MAX_CHAIN], *bad_wr;
+	long failed = 0;
+
+	if (length < 1 || length > MAX_CHAIN)
+		return -1;
+	memset(wr, 0, sizeof(wr));
+	for (int i = 0; i < length; i++) {
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)addr, .length = 64, .lkey = lkey };
+		wr[i].wr_id = i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].next = i + 1 < length ? &wr[i + 1] : NULL;
+	}
+	for (long i = 0; i < iterations; i++)
+		failed += ibv_post_recv(qp, wr, &bad_wr) != 0;
+	return failed;
+}
+
 /* The op pointers themselves, for the raw-downcall benchmark (RawDowncall). */
 void *c_poll_cq_op(struct ibv_cq *cq) { return (void *)cq->context->ops.poll_cq; }
 void *c_req_notify_cq_op(struct ibv_cq *cq) { return (void *)cq->context->ops.req_notify_cq; }

@@ -8,6 +8,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 
@@ -61,30 +63,51 @@ int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return 0;
 }
 
-/* Returns the errno itself, as rdma-core's own providers do: ENOMEM when more than MAX_SGE. */
+/*
+ * Walks the chain as a provider does, recording each WR's wr_id, and returns the errno itself, as
+ * rdma-core's own providers do: ENOMEM at the first WR with more than MAX_SGE entries, which bad_wr
+ * names (the ones before it count as posted).
+ */
+uint64_t send_chain_wr_ids[64];
+int send_chain_length;
+
 int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	last_send_qp = qp;
 	last_send_wr = *wr;
-	if (wr->num_sge > MAX_SGE) {
-		*bad_wr = wr;
-		return ENOMEM;
+	send_chain_length = 0;
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge > MAX_SGE) {
+			*bad_wr = wr;
+			return ENOMEM;
+		}
+		if (send_chain_length < 64)
+			send_chain_wr_ids[send_chain_length] = wr->wr_id;
+		send_chain_length++;
+		if (send_chain_length == 1)
+			memcpy(last_send_sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
 	}
-	memcpy(last_send_sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
 	return 0;
 }
 
-/* Returns -1 with errno set, as some providers do. */
+/* Walks the chain and returns -1 with errno set, as some providers do, at the first WR without entries. */
+int recv_chain_length;
+
 int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	(void)qp;
 	last_recv_wr = *wr;
-	if (wr->num_sge == 0) {
-		*bad_wr = wr;
-		errno = EINVAL;
-		return -1;
+	recv_chain_length = 0;
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge == 0) {
+			*bad_wr = wr;
+			errno = EINVAL;
+			return -1;
+		}
+		if (recv_chain_length == 0)
+			memcpy(last_recv_sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
+		recv_chain_length++;
 	}
-	memcpy(last_recv_sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
 	return 0;
 }
 
@@ -95,4 +118,154 @@ int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_r
 	last_recv_wr = *wr;
 	*bad_wr = wr;
 	return -EBUSY;
+}
+
+/*
+ * An extended CQ (struct ibv_cq_ex) holding two completions, with the polling functions a provider
+ * fills in; read_completion_ts stays NULL, as for a CQ created without IBV_WC_EX_WITH_COMPLETION_TIMESTAMP.
+ * fake_cq_ex_ended counts end_poll calls.
+ */
+static int cq_ex_index;
+int fake_cq_ex_ended;
+
+static void cq_ex_current(struct ibv_cq_ex *cq)
+{
+	cq->wr_id = 500 + cq_ex_index;
+	cq->status = cq_ex_index == 0 ? IBV_WC_SUCCESS : IBV_WC_WR_FLUSH_ERR;
+}
+
+static int fake_start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
+{
+	if (attr->comp_mask != 0)
+		return EINVAL;
+	cq_ex_index = 0;
+	cq_ex_current(cq);
+	return 0;
+}
+
+static int fake_next_poll(struct ibv_cq_ex *cq)
+{
+	if (++cq_ex_index >= 2)
+		return ENOENT;
+	cq_ex_current(cq);
+	return 0;
+}
+
+static void fake_end_poll(struct ibv_cq_ex *cq) { (void)cq; fake_cq_ex_ended++; }
+static enum ibv_wc_opcode fake_read_opcode(struct ibv_cq_ex *cq) { (void)cq; return IBV_WC_RECV_RDMA_WITH_IMM; }
+static uint32_t fake_read_vendor_err(struct ibv_cq_ex *cq) { (void)cq; return 7; }
+static uint32_t fake_read_byte_len(struct ibv_cq_ex *cq) { (void)cq; return 4096 + cq_ex_index; }
+static __be32 fake_read_imm_data(struct ibv_cq_ex *cq) { (void)cq; return htonl(0xCAFE0000u + cq_ex_index); }
+static uint32_t fake_read_qp_num(struct ibv_cq_ex *cq) { (void)cq; return 0x123456; }
+static uint32_t fake_read_src_qp(struct ibv_cq_ex *cq) { (void)cq; return 0x654321; }
+static unsigned int fake_read_wc_flags(struct ibv_cq_ex *cq) { (void)cq; return IBV_WC_WITH_IMM; }
+static uint32_t fake_read_slid(struct ibv_cq_ex *cq) { (void)cq; return 0xBEEF; }
+static uint8_t fake_read_sl(struct ibv_cq_ex *cq) { (void)cq; return 0xF3; }
+static uint8_t fake_read_dlid_path_bits(struct ibv_cq_ex *cq) { (void)cq; return 0x7F; }
+static uint64_t fake_read_completion_wallclock_ns(struct ibv_cq_ex *cq) { (void)cq; return 0x1122334455667788ULL; }
+
+/* Fills the polling functions of an ibv_cq_ex the Java side allocated (its context and cqe too). */
+void fake_fill_cq_ex(struct ibv_cq_ex *cq)
+{
+	cq->start_poll = fake_start_poll;
+	cq->next_poll = fake_next_poll;
+	cq->end_poll = fake_end_poll;
+	cq->read_opcode = fake_read_opcode;
+	cq->read_vendor_err = fake_read_vendor_err;
+	cq->read_byte_len = fake_read_byte_len;
+	cq->read_imm_data = fake_read_imm_data;
+	cq->read_qp_num = fake_read_qp_num;
+	cq->read_src_qp = fake_read_src_qp;
+	cq->read_wc_flags = fake_read_wc_flags;
+	cq->read_slid = fake_read_slid;
+	cq->read_sl = fake_read_sl;
+	cq->read_dlid_path_bits = fake_read_dlid_path_bits;
+	cq->read_completion_ts = NULL;
+	cq->read_completion_wallclock_ns = fake_read_completion_wallclock_ns;
+}
+
+/*
+ * The new post API of a QP (struct ibv_qp_ex): each builder and setter appends what it was given to
+ * fake_qp_ex_log, as "name:arg,arg;" text the test reads back, and wr_complete returns fake_qp_ex_rc.
+ * wr_rdma_read stays NULL, as for a QP created without IBV_QP_EX_WITH_RDMA_READ.
+ */
+char fake_qp_ex_log[1024];
+int fake_qp_ex_rc;
+
+static void qpx_log(const char *fmt, unsigned long long a, unsigned long long b, unsigned long long c)
+{
+	size_t used = strlen(fake_qp_ex_log);
+
+	snprintf(fake_qp_ex_log + used, sizeof(fake_qp_ex_log) - used, fmt, a, b, c);
+}
+
+static void fake_wr_start(struct ibv_qp_ex *qp) { (void)qp; fake_qp_ex_log[0] = 0; qpx_log("start;", 0, 0, 0); }
+static int fake_wr_complete(struct ibv_qp_ex *qp) { (void)qp; qpx_log("complete;", 0, 0, 0); return fake_qp_ex_rc; }
+static void fake_wr_abort(struct ibv_qp_ex *qp) { (void)qp; qpx_log("abort;", 0, 0, 0); }
+static void fake_wr_send(struct ibv_qp_ex *qp)
+{
+	qpx_log("send:%llu,%llu;", qp->wr_id, qp->wr_flags, 0);
+}
+static void fake_wr_send_imm(struct ibv_qp_ex *qp, __be32 imm) { (void)qp; qpx_log("send_imm:%llx;", ntohl(imm), 0, 0); }
+static void fake_wr_rdma_write(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t addr)
+{
+	(void)qp;
+	qpx_log("rdma_write:%llx,%llx;", rkey, addr, 0);
+}
+static void fake_wr_rdma_write_imm(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t addr, __be32 imm)
+{
+	(void)qp;
+	qpx_log("rdma_write_imm:%llx,%llx,%llx;", rkey, addr, ntohl(imm));
+}
+static void fake_wr_atomic_fetch_add(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t addr, uint64_t add)
+{
+	(void)qp;
+	qpx_log("fetch_add:%llx,%llx,%llu;", rkey, addr, add);
+}
+static void fake_wr_atomic_cmp_swp(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t addr, uint64_t compare,
+				   uint64_t swap)
+{
+	(void)qp; (void)rkey;
+	qpx_log("cmp_swp:%llx,%llu,%llu;", addr, compare, swap);
+}
+static void fake_wr_set_sge(struct ibv_qp_ex *qp, uint32_t lkey, uint64_t addr, uint32_t length)
+{
+	(void)qp;
+	qpx_log("sge:%llx,%llx,%llu;", lkey, addr, length);
+}
+static void fake_wr_set_sge_list(struct ibv_qp_ex *qp, size_t n, const struct ibv_sge *sg)
+{
+	(void)qp;
+	for (size_t i = 0; i < n; i++)
+		qpx_log("sge_list:%llx,%llx,%llu;", sg[i].lkey, sg[i].addr, sg[i].length);
+}
+static void fake_wr_set_ud_addr(struct ibv_qp_ex *qp, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
+{
+	(void)qp;
+	qpx_log("ud_addr:%llx,%llx,%llx;", ah != NULL, qpn, qkey);
+}
+static void fake_wr_set_xrc_srqn(struct ibv_qp_ex *qp, uint32_t srqn) { (void)qp; qpx_log("xrc_srqn:%llu;", srqn, 0, 0); }
+static void fake_wr_set_inline_data(struct ibv_qp_ex *qp, void *addr, size_t length)
+{
+	(void)qp;
+	qpx_log("inline:%llu,%llu;", length, ((unsigned char *)addr)[0], 0);
+}
+
+void fake_fill_qp_ex(struct ibv_qp_ex *qp)
+{
+	qp->wr_start = fake_wr_start;
+	qp->wr_complete = fake_wr_complete;
+	qp->wr_abort = fake_wr_abort;
+	qp->wr_send = fake_wr_send;
+	qp->wr_send_imm = fake_wr_send_imm;
+	qp->wr_rdma_write = fake_wr_rdma_write;
+	qp->wr_rdma_write_imm = fake_wr_rdma_write_imm;
+	qp->wr_rdma_read = NULL;
+	qp->wr_atomic_fetch_add = fake_wr_atomic_fetch_add;
+	qp->wr_atomic_cmp_swp = fake_wr_atomic_cmp_swp;
+	qp->wr_set_sge = fake_wr_set_sge;
+	qp->wr_set_sge_list = fake_wr_set_sge_list;
+	qp->wr_set_ud_addr = fake_wr_set_ud_addr;
+	qp->wr_set_xrc_srqn = fake_wr_set_xrc_srqn;
+	qp->wr_set_inline_data = fake_wr_set_inline_data;
 }

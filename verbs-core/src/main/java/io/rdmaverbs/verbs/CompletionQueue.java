@@ -7,15 +7,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
+import io.rdmaverbs.verbs.attr.CompletionField;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.CqExPoller;
 import io.rdmaverbs.verbs.provider.CqHandle;
 
 import org.jspecify.annotations.Nullable;
@@ -24,6 +27,11 @@ import org.jspecify.annotations.Nullable;
  * A completion queue ({@code struct ibv_cq}). {@code ibv_destroy_cq} fails with {@code EBUSY} while a
  * QP or SRQ uses it, and blocks forever while completion events taken from its channel are not
  * acknowledged: the graph counts those events and never lets a destroy run into that.
+ *
+ * <p>An extended CQ ({@code ibv_create_cq_ex(3)}, {@link CompletionQueueSpec#withExtendedPolling}) is this
+ * same resource, not a kind of its own: its {@code struct ibv_cq_ex} begins with the {@code struct ibv_cq},
+ * it is destroyed by {@code ibv_destroy_cq} under the same EBUSY and event rules, and it polls either way;
+ * what it adds is {@link #newPoller()}.
  */
 public final class CompletionQueue extends VerbsResource {
 
@@ -33,6 +41,9 @@ public final class CompletionQueue extends VerbsResource {
     private final DeviceContext context;
     private final @Nullable CompletionChannel channel;
     private final int compVector;
+    /** The fields an extended CQ reports ({@code ibv_create_cq_ex}); null for a classic CQ. */
+    private final @Nullable Set<CompletionField> extendedFields;
+    private final @Nullable CqExPoller exPoller;
     private final AtomicInteger unacknowledged = new AtomicInteger();
     /** When (and, if traced, where) the current run of unacknowledged events began; null when none. */
     private final AtomicReference<@Nullable EventTaken> oldestUnacknowledged = new AtomicReference<>();
@@ -42,7 +53,7 @@ public final class CompletionQueue extends VerbsResource {
     private volatile boolean cascading;
 
     CompletionQueue(DeviceContext context, CqHandle handle, @Nullable CompletionChannel channel, int compVector,
-            @Nullable String name) {
+            @Nullable Set<CompletionField> extendedFields, @Nullable String name) {
         super(context.verbs, ResourceKind.COMPLETION_QUEUE,
                 channel == null ? List.of(context) : List.of(context, channel), name);
         this.handle = handle;
@@ -50,6 +61,8 @@ public final class CompletionQueue extends VerbsResource {
         this.context = context;
         this.channel = channel;
         this.compVector = compVector;
+        this.extendedFields = extendedFields;
+        this.exPoller = extendedFields == null ? null : cqVerbs.cqExPoller(handle);
     }
 
     @Override
@@ -68,6 +81,28 @@ public final class CompletionQueue extends VerbsResource {
 
     public int compVector() {
         return compVector;
+    }
+
+    /** Whether the CQ was created with {@code ibv_create_cq_ex} and can be polled with {@link #newPoller()}. */
+    public boolean isExtended() {
+        return extendedFields != null;
+    }
+
+    /**
+     * A polling session ({@code ibv_start_poll}, {@code ibv_wc_read_*}) on this extended CQ; one per
+     * polling thread. {@link #poll} works on an extended CQ too.
+     *
+     * @throws IllegalStateException on a CQ created without {@link CompletionQueueSpec#withExtendedPolling}
+     */
+    public CompletionPoller newPoller() {
+        CqExPoller poller = exPoller;
+        Set<CompletionField> fields = extendedFields;
+        if (poller == null || fields == null) {
+            throw new IllegalStateException(ref() + " was created with ibv_create_cq; an extended poller needs "
+                    + "ibv_create_cq_ex (CompletionQueueSpec.withExtendedPolling)");
+        }
+        checkOpen();
+        return new CompletionPoller(this, poller, fields);
     }
 
     /** A buffer of {@code capacity} completions to {@link #poll} into; one per polling thread. */
@@ -254,6 +289,9 @@ public final class CompletionQueue extends VerbsResource {
         m.put("entries", capacity());
         m.put("compVector", compVector);
         m.put("channel", channel == null ? "none" : channel.name());
+        if (extendedFields != null) {
+            m.put("extendedFields", extendedFields.stream().map(Enum::name).sorted().toList());
+        }
         m.put("unacknowledgedEvents", unacknowledged.get());
         return m;
     }

@@ -1,6 +1,9 @@
 package io.rdmaverbs.verbs;
 
 import java.util.Objects;
+import java.util.Set;
+
+import io.rdmaverbs.verbs.attr.CompletionField;
 
 import org.jspecify.annotations.Nullable;
 
@@ -16,8 +19,12 @@ import org.jspecify.annotations.Nullable;
  * @param entries at least this many entries, 1..{@code max_cqe}
  * @param channel where completion events go, or {@code null} for a CQ that is only polled
  * @param compVector the completion vector, 0..{@code num_comp_vectors - 1}
+ * @param extendedFields {@code null} for a classic CQ ({@code ibv_create_cq}); otherwise an extended one
+ *        ({@code ibv_create_cq_ex(3)}) reporting these fields to {@link CompletionQueue#newPoller()}. Both
+ *        are the same resource with the same release rules; an extended CQ can be polled either way.
  */
-public record CompletionQueueSpec(int entries, @Nullable CompletionChannel channel, int compVector) {
+public record CompletionQueueSpec(int entries, @Nullable CompletionChannel channel, int compVector,
+        @Nullable Set<CompletionField> extendedFields) {
 
     /** Refuses what no device accepts (no entries, a negative vector), naming the field. */
     public CompletionQueueSpec {
@@ -29,6 +36,14 @@ public record CompletionQueueSpec(int entries, @Nullable CompletionChannel chann
             throw new IllegalArgumentException("compVector must be >= 0 (and below the device's num_comp_vectors), "
                     + "was " + compVector);
         }
+        if (extendedFields != null) {
+            extendedFields = Set.copyOf(extendedFields);
+        }
+    }
+
+    /** A classic CQ ({@code ibv_create_cq}). */
+    public CompletionQueueSpec(int entries, @Nullable CompletionChannel channel, int compVector) {
+        this(entries, channel, compVector, null);
     }
 
     /** A CQ of at least {@code entries} entries, without a channel, on vector 0. */
@@ -38,11 +53,31 @@ public record CompletionQueueSpec(int entries, @Nullable CompletionChannel chann
 
     /** The same CQ, its completion events delivered to {@code completionChannel}. */
     public CompletionQueueSpec withChannel(CompletionChannel completionChannel) {
-        return new CompletionQueueSpec(entries, Objects.requireNonNull(completionChannel, "channel"), compVector);
+        return new CompletionQueueSpec(entries, Objects.requireNonNull(completionChannel, "channel"), compVector,
+                extendedFields);
     }
 
     /** The same CQ on completion vector {@code vector}. */
     public CompletionQueueSpec withCompVector(int vector) {
-        return new CompletionQueueSpec(entries, channel, vector);
+        return new CompletionQueueSpec(entries, channel, vector, extendedFields);
+    }
+
+    /**
+     * The same CQ created with {@code ibv_create_cq_ex(3)}, polled through {@link CompletionQueue#newPoller()}
+     * ({@code ibv_start_poll}, {@code ibv_wc_read_*}), reporting {@code fields} besides id, status,
+     * opcode and flags.
+     */
+    public CompletionQueueSpec withExtendedPolling(Set<CompletionField> fields) {
+        return new CompletionQueueSpec(entries, channel, compVector, Objects.requireNonNull(fields, "fields"));
+    }
+
+    /** {@link #withExtendedPolling(Set)} of the given fields. */
+    public CompletionQueueSpec withExtendedPolling(CompletionField... fields) {
+        return withExtendedPolling(Set.of(fields));
+    }
+
+    /** Whether this is an extended CQ ({@code ibv_create_cq_ex}). */
+    public boolean isExtended() {
+        return extendedFields != null;
     }
 }

@@ -8,8 +8,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.rdmaverbs.verbs.attr.CompletionField;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.Gid;
@@ -201,7 +203,8 @@ public final class DeviceContext extends VerbsResource {
     }
 
     /**
-     * {@code ibv_create_cq(3)}, after checking {@code spec} against this device's {@code max_cqe} and
+     * {@code ibv_create_cq(3)} ({@code ibv_create_cq_ex(3)} for a spec {@link CompletionQueueSpec#withExtendedPolling
+     * with extended polling}), after checking {@code spec} against this device's {@code max_cqe} and
      * {@code num_comp_vectors}, and that its channel belongs to this context.
      */
     public CompletionQueue createCompletionQueue(CompletionQueueSpec spec) {
@@ -230,9 +233,12 @@ public final class DeviceContext extends VerbsResource {
             requireSameContext(channel, "completion channel");
         }
         List<VerbsResource> guards = channel == null ? List.of(this) : List.of(this, channel);
-        return verbs.create(this, guards, () -> new CompletionQueue(this,
-                provider.completionVerbs().createCq(handle, entries, channel == null ? null : channel.handle,
-                        compVector), channel, compVector, name));
+        Set<CompletionField> extended = spec.extendedFields();
+        return verbs.create(this, guards, () -> new CompletionQueue(this, extended == null
+                ? provider.completionVerbs().createCq(handle, entries, channel == null ? null : channel.handle,
+                        compVector)
+                : provider.completionVerbs().createCqEx(handle, entries, channel == null ? null : channel.handle,
+                        compVector, CompletionField.mask(extended)), channel, compVector, extended, name));
     }
 
     // ---- async events ---------------------------------------------------------------------------

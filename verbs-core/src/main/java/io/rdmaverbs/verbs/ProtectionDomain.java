@@ -13,6 +13,7 @@ import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.AddressVector;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.SrqType;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
@@ -228,11 +229,23 @@ public final class ProtectionDomain extends VerbsResource {
         if (spec.srq() != null) {
             guards.add(spec.srq());
         }
+        checkSendOps(spec);
         QpInitSpec init = new QpInitSpec(spec.type(), handle, null, spec.sendCq().handle,
                 spec.recvCq() == null ? null : spec.recvCq().handle, spec.srq() == null ? null : spec.srq().handle,
-                spec.capabilities(), spec.signalAll());
+                spec.capabilities(), spec.signalAll(), spec.sendOpsFlags());
         return verbs.create(this, guards, () -> new QueuePair(context, this, null, spec.sendCq(), spec.recvCq(),
-                spec.srq(), provider.queuePairVerbs().createQp(context.handle, init), name));
+                spec.srq(), provider.queuePairVerbs().createQp(context.handle, init), spec.sendOps(), name));
+    }
+
+    /** Atomics for the new post API on a device whose {@code atomic_cap} is {@code IBV_ATOMIC_NONE}: refused here. */
+    private void checkSendOps(QueuePairSpec spec) {
+        boolean atomics = spec.sendOps().contains(SendOpcode.ATOMIC_FETCH_AND_ADD)
+                || spec.sendOps().contains(SendOpcode.ATOMIC_CMP_AND_SWP);
+        if (atomics && !context.attributes().supportsAtomics()) {
+            throw new IllegalArgumentException("send ops " + spec.sendOps() + " refused: device "
+                    + context.device().name() + " reports atomic_cap " + context.attributes().atomicCap()
+                    + " (IBV_ATOMIC_NONE), it executes no atomic work requests");
+        }
     }
 
     static void checkCapabilities(DeviceAttributes a, QpCapabilities c, boolean withSrq) {

@@ -19,7 +19,9 @@ import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.QpTransitions;
 import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.provider.QpExOps;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 
@@ -43,23 +45,33 @@ public final class QueuePair extends VerbsResource {
     private final @Nullable SharedReceiveQueue srq;
     /** The CM id the QP was created on ({@code rdma_create_qp(3)}); the CM moves its state. */
     private final @Nullable CmId cmId;
+    /** The operations of the new post API the QP was created for; empty for {@code ibv_post_send} only. */
+    private final Set<SendOpcode> sendOps;
+    private final @Nullable QpExOps exOps;
     private volatile QpState state = QpState.RESET;
 
     QueuePair(DeviceContext context, @Nullable ProtectionDomain pd, @Nullable XrcDomain xrcd,
             @Nullable CompletionQueue sendCq, @Nullable CompletionQueue recvCq, @Nullable SharedReceiveQueue srq,
             QpHandle handle, @Nullable String name) {
-        this(context, pd, xrcd, sendCq, recvCq, srq, null, handle, name);
+        this(context, pd, xrcd, sendCq, recvCq, srq, null, handle, Set.of(), name);
+    }
+
+    /** A QP of {@code ibv_create_qp_ex(3)}, created for the new post API's {@code sendOps} (empty: none). */
+    QueuePair(DeviceContext context, @Nullable ProtectionDomain pd, @Nullable XrcDomain xrcd,
+            @Nullable CompletionQueue sendCq, @Nullable CompletionQueue recvCq, @Nullable SharedReceiveQueue srq,
+            QpHandle handle, Set<SendOpcode> sendOps, @Nullable String name) {
+        this(context, pd, xrcd, sendCq, recvCq, srq, null, handle, sendOps, name);
     }
 
     /** A QP of {@code rdma_create_qp(3)} on {@code cmId}: a dependent of the id too, released through it. */
     QueuePair(DeviceContext context, ProtectionDomain pd, CompletionQueue sendCq, @Nullable CompletionQueue recvCq,
             @Nullable SharedReceiveQueue srq, CmId cmId, QpHandle handle, @Nullable String name) {
-        this(context, pd, null, sendCq, recvCq, srq, cmId, handle, name);
+        this(context, pd, null, sendCq, recvCq, srq, cmId, handle, Set.of(), name);
     }
 
     private QueuePair(DeviceContext context, @Nullable ProtectionDomain pd, @Nullable XrcDomain xrcd,
             @Nullable CompletionQueue sendCq, @Nullable CompletionQueue recvCq, @Nullable SharedReceiveQueue srq,
-            @Nullable CmId cmId, QpHandle handle, @Nullable String name) {
+            @Nullable CmId cmId, QpHandle handle, Set<SendOpcode> sendOps, @Nullable String name) {
         super(context.verbs, ResourceKind.QUEUE_PAIR, parents(context, pd, xrcd, sendCq, recvCq, srq, cmId), name);
         this.cmId = cmId;
         this.handle = handle;
@@ -70,6 +82,8 @@ public final class QueuePair extends VerbsResource {
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.srq = srq;
+        this.sendOps = Set.copyOf(sendOps);
+        this.exOps = sendOps.isEmpty() ? null : qpVerbs.qpExOps(handle);
     }
 
     private static List<VerbsResource> parents(DeviceContext context, @Nullable VerbsResource... others) {
@@ -241,20 +255,28 @@ public final class QueuePair extends VerbsResource {
 
     /** A reusable send request with room for {@code maxSge} entries; one per posting thread. */
     public SendRequest newSendRequest(int maxSge) {
-        if (maxSge < 1 || maxSge > Math.max(1, capabilities().maxSendSge())) {
-            throw new IllegalArgumentException(ref() + " sends with 1.." + capabilities().maxSendSge()
-                    + " scatter/gather entries, asked for " + maxSge);
-        }
+        checkSendSges(maxSge);
         return new SendRequest(qpVerbs.newSendWr(maxSge));
     }
 
     /** A reusable receive request with room for {@code maxSge} entries; one per posting thread. */
     public ReceiveRequest newReceiveRequest(int maxSge) {
+        checkRecvSges(maxSge);
+        return new ReceiveRequest(qpVerbs.newRecvWr(maxSge));
+    }
+
+    private void checkSendSges(int maxSge) {
+        if (maxSge < 1 || maxSge > Math.max(1, capabilities().maxSendSge())) {
+            throw new IllegalArgumentException(ref() + " sends with 1.." + capabilities().maxSendSge()
+                    + " scatter/gather entries, asked for " + maxSge);
+        }
+    }
+
+    private void checkRecvSges(int maxSge) {
         if (maxSge < 1 || maxSge > Math.max(1, capabilities().maxRecvSge())) {
             throw new IllegalArgumentException(ref() + " receives with 1.." + capabilities().maxRecvSge()
                     + " scatter/gather entries, asked for " + maxSge);
         }
-        return new ReceiveRequest(qpVerbs.newRecvWr(maxSge));
     }
 
     /** {@code ibv_post_send}. Allocates nothing. */
@@ -262,6 +284,7 @@ public final class QueuePair extends VerbsResource {
         enter();
         try {
             request.checkPostable(context);
+            request.checkDeviceLimits(this);
             qpVerbs.postSend(handle, request.wr());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
@@ -284,6 +307,91 @@ public final class QueuePair extends VerbsResource {
         } finally {
             exit();
         }
+    }
+
+    /**
+     * A reusable chain of up to {@code capacity} send requests, each with room for {@code maxSge}
+     * entries, for {@link #postSend(SendBatch)}; one per posting thread.
+     */
+    public SendBatch newSendBatch(int capacity, int maxSge) {
+        checkSendSges(maxSge);
+        checkBatchCapacity(capacity);
+        return new SendBatch(qpVerbs.newSendChain(capacity, maxSge));
+    }
+
+    /** A reusable chain of up to {@code capacity} receive requests, for {@link #postReceive(ReceiveBatch)}. */
+    public ReceiveBatch newReceiveBatch(int capacity, int maxSge) {
+        checkRecvSges(maxSge);
+        checkBatchCapacity(capacity);
+        return new ReceiveBatch(qpVerbs.newRecvChain(capacity, maxSge));
+    }
+
+    /*
+     * Only at least one: a chain longer than the queue is allowed, as the provider posts what fits and
+     * names the first WR that did not (ENOMEM), and providers round queues up beyond what they report.
+     */
+    private void checkBatchCapacity(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException(ref() + ": a batch holds at least one request, asked for " + capacity);
+        }
+    }
+
+    /**
+     * {@code ibv_post_send} of the batch's requests in one call, in order. Allocates nothing. Every request
+     * is checked in Java first (a closed region refuses the whole batch before any is posted).
+     *
+     * @throws io.rdmaverbs.verbs.error.PostFailedException when the provider refused one of them
+     *     ({@code bad_wr}): those before its {@code failedIndex()} were posted and will complete, it and
+     *     the rest were not
+     */
+    public void postSend(SendBatch batch) {
+        enter();
+        try {
+            batch.checkPostable(this);
+            qpVerbs.postSend(handle, batch.chain());
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
+    /** {@code ibv_post_recv} of the batch's requests in one call; fails as {@link #postSend(SendBatch)} does. */
+    public void postReceive(ReceiveBatch batch) {
+        if (srq != null) {
+            throw new IllegalStateException(ref() + " receives through " + srq.ref() + ": post receives there");
+        }
+        enter();
+        try {
+            batch.checkPostable(context);
+            qpVerbs.postRecv(handle, batch.chain());
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
+    /** The operations the new post API may build on this QP ({@link QueuePairSpec#withSendOps}). */
+    public Set<SendOpcode> sendOps() {
+        return sendOps;
+    }
+
+    /**
+     * A session of the new post API ({@code ibv_wr_start}, {@code ibv_wr_send}..., {@code ibv_wr_complete})
+     * with room for {@code maxSge} entries per {@link WorkRequestBuilder#sgeList}; one per posting thread.
+     *
+     * @throws IllegalStateException on a QP created without {@link QueuePairSpec#withSendOps}
+     */
+    public WorkRequestBuilder newWorkRequestBuilder(int maxSge) {
+        QpExOps ops = exOps;
+        if (ops == null) {
+            throw new IllegalStateException(ref() + " was created without send ops; the new post API needs "
+                    + "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS (QueuePairSpec.withSendOps)");
+        }
+        checkSendSges(maxSge);
+        checkOpen();
+        return new WorkRequestBuilder(this, ops, maxSge);
     }
 
     // ---- multicast ------------------------------------------------------------------------------
@@ -340,6 +448,9 @@ public final class QueuePair extends VerbsResource {
         }
         if (srq != null) {
             m.put("srq", srq.name());
+        }
+        if (!sendOps.isEmpty()) {
+            m.put("sendOps", sendOps.stream().map(Enum::name).sorted().toList());
         }
         return m;
     }

@@ -1,9 +1,11 @@
 package io.rdmaverbs.verbs;
 
 import java.util.Objects;
+import java.util.Set;
 
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.attr.SendOpcode;
 
 import org.jspecify.annotations.Nullable;
 
@@ -24,9 +26,11 @@ import org.jspecify.annotations.Nullable;
  * @param srq the basic SRQ the QP receives through instead of a receive queue of its own, or {@code null}
  * @param capabilities the work requests and scatter/gather entries asked for
  * @param signalAll whether every send completes ({@code sq_sig_all}) or only those asking to
+ * @param sendOps the operations of the new post API ({@code ibv_wr_post(3)}, {@link QueuePair#newWorkRequestBuilder(int)})
+ *        the QP is created for ({@code IBV_QP_INIT_ATTR_SEND_OPS_FLAGS}); empty for {@code ibv_post_send} only
  */
 public record QueuePairSpec(QpType type, CompletionQueue sendCq, @Nullable CompletionQueue recvCq,
-        @Nullable SharedReceiveQueue srq, QpCapabilities capabilities, boolean signalAll) {
+        @Nullable SharedReceiveQueue srq, QpCapabilities capabilities, boolean signalAll, Set<SendOpcode> sendOps) {
 
     /** Refuses a missing CQ or capabilities, and receive settings that do not fit the type, naming the field. */
     public QueuePairSpec {
@@ -44,6 +48,13 @@ public record QueuePairSpec(QpType type, CompletionQueue sendCq, @Nullable Compl
             throw new IllegalArgumentException((recvCq != null ? "recvCq" : "srq")
                     + " is set, but XRC send QPs have no receive queue: no receive CQ, no SRQ");
         }
+        sendOps = Set.copyOf(Objects.requireNonNull(sendOps, "sendOps"));
+    }
+
+    /** A QP posted to with {@code ibv_post_send} only. */
+    public QueuePairSpec(QpType type, CompletionQueue sendCq, @Nullable CompletionQueue recvCq,
+            @Nullable SharedReceiveQueue srq, QpCapabilities capabilities, boolean signalAll) {
+        this(type, sendCq, recvCq, srq, capabilities, signalAll, Set.of());
     }
 
     /** A reliable-connected QP, every send signaled. */
@@ -69,11 +80,37 @@ public record QueuePairSpec(QpType type, CompletionQueue sendCq, @Nullable Compl
     /** The same QP receiving through {@code sharedReceiveQueue}. */
     public QueuePairSpec withSrq(SharedReceiveQueue sharedReceiveQueue) {
         return new QueuePairSpec(type, sendCq, recvCq, Objects.requireNonNull(sharedReceiveQueue, "srq"),
-                capabilities, signalAll);
+                capabilities, signalAll, sendOps);
     }
 
     /** The same QP, every send completing ({@code true}) or only those asking to ({@code false}). */
     public QueuePairSpec withSignalAll(boolean all) {
-        return new QueuePairSpec(type, sendCq, recvCq, srq, capabilities, all);
+        return new QueuePairSpec(type, sendCq, recvCq, srq, capabilities, all, sendOps);
+    }
+
+    /**
+     * The same QP created for the new post API ({@code ibv_wr_post(3)}) with {@code ops}: only these
+     * operations can be built with {@link QueuePair#newWorkRequestBuilder(int)}. A provider refuses
+     * operations its transport cannot do (rxe: {@code EOPNOTSUPP} for RDMA or atomics on UD).
+     */
+    public QueuePairSpec withSendOps(Set<SendOpcode> ops) {
+        if (ops.isEmpty()) {
+            throw new IllegalArgumentException("name at least one operation for the new post API");
+        }
+        return new QueuePairSpec(type, sendCq, recvCq, srq, capabilities, signalAll, ops);
+    }
+
+    /** {@link #withSendOps(Set)} of the given operations. */
+    public QueuePairSpec withSendOps(SendOpcode... ops) {
+        return withSendOps(Set.of(ops));
+    }
+
+    /** {@code send_ops_flags}: bit {@code 1 << opcode} per operation ({@code IBV_QP_EX_WITH_*}). */
+    public long sendOpsFlags() {
+        long flags = 0;
+        for (SendOpcode op : sendOps) {
+            flags |= 1L << op.value();
+        }
+        return flags;
     }
 }

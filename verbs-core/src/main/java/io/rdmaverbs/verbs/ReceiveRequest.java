@@ -14,10 +14,19 @@ public final class ReceiveRequest implements AutoCloseable {
 
     private final RecvWr wr;
     private final @Nullable MemoryRegion[] regions;
+    /** The entry count, kept in Java as {@link SendRequest} keeps it. */
+    private int sges;
+    /** A request of a {@link ReceiveBatch}: it lives and dies with its batch. */
+    private final boolean inBatch;
     private boolean closed;
 
     ReceiveRequest(RecvWr wr) {
+        this(wr, false);
+    }
+
+    ReceiveRequest(RecvWr wr, boolean inBatch) {
         this.wr = wr;
+        this.inBatch = inBatch;
         this.regions = new MemoryRegion[wr.maxSge()];
     }
 
@@ -44,6 +53,7 @@ public final class ReceiveRequest implements AutoCloseable {
                     + count);
         }
         wr.sgeCount(count);
+        sges = count;
         return this;
     }
 
@@ -55,6 +65,7 @@ public final class ReceiveRequest implements AutoCloseable {
     public ReceiveRequest clear() {
         wr.clear();
         Arrays.fill(regions, null);
+        sges = 0;
         return this;
     }
 
@@ -66,18 +77,25 @@ public final class ReceiveRequest implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("this receive request was closed");
         }
-        int n = wr.sgeCount();
-        for (int i = 0; i < n; i++) {
-            MemoryRegion r = regions[i];
-            if (r == null) {
-                throw new IllegalStateException("scatter/gather entry " + i + " was not set");
-            }
-            SendRequest.checkRegion(r, context);
-        }
+        checkPostable(context, null);
     }
 
+    /** As {@link SendRequest#checkPostable(DeviceContext, MemoryRegion)}: a batch's region checked once. */
+    @Nullable MemoryRegion checkPostable(DeviceContext context, @Nullable MemoryRegion checked) {
+        return SendRequest.checkRegions(regions, sges, context, checked);
+    }
+
+    /** Closing the batch closes its requests, each alone cannot be. */
+    void closeWithBatch() {
+        closed = true;
+    }
+
+    /** Frees the request's native memory. Idempotent. A request of a batch is closed with its batch. */
     @Override
     public void close() {
+        if (inBatch) {
+            throw new IllegalStateException("this receive request belongs to a batch: close the batch");
+        }
         if (!closed) {
             closed = true;
             wr.close();

@@ -18,11 +18,23 @@ public final class SendRequest implements AutoCloseable {
 
     private final SendWr wr;
     private final @Nullable MemoryRegion[] regions;
+    /** The entry count, as set on the provider's request: read by every post's checks, kept here in Java. */
+    private int sges;
+    /* The opcode and flags as set, kept in Java for the device-limit checks of every post. */
+    private SendOpcode opcode = SendOpcode.SEND;
+    private int sendFlags = SendFlag.SIGNALED;
     private @Nullable AddressHandle addressHandle;
+    /** A request of a {@link SendBatch}: it lives and dies with its batch. */
+    private final boolean inBatch;
     private boolean closed;
 
     SendRequest(SendWr wr) {
+        this(wr, false);
+    }
+
+    SendRequest(SendWr wr, boolean inBatch) {
         this.wr = wr;
+        this.inBatch = inBatch;
         this.regions = new MemoryRegion[wr.maxSge()];
         wr.opcode(SendOpcode.SEND);
         wr.flags(SendFlag.SIGNALED);
@@ -35,12 +47,14 @@ public final class SendRequest implements AutoCloseable {
 
     public SendRequest opcode(SendOpcode opcode) {
         wr.opcode(Objects.requireNonNull(opcode, "opcode"));
+        this.opcode = opcode;
         return this;
     }
 
     /** {@link SendFlag} bits; {@link SendFlag#SIGNALED} by default. */
     public SendRequest flags(int sendFlags) {
         wr.flags(sendFlags);
+        this.sendFlags = sendFlags;
         return this;
     }
 
@@ -59,6 +73,7 @@ public final class SendRequest implements AutoCloseable {
                     + count);
         }
         wr.sgeCount(count);
+        sges = count;
         return this;
     }
 
@@ -113,7 +128,10 @@ public final class SendRequest implements AutoCloseable {
         wr.clear();
         wr.opcode(SendOpcode.SEND);
         wr.flags(SendFlag.SIGNALED);
+        opcode = SendOpcode.SEND;
+        sendFlags = SendFlag.SIGNALED;
         java.util.Arrays.fill(regions, null);
+        sges = 0;
         addressHandle = null;
         return this;
     }
@@ -127,14 +145,16 @@ public final class SendRequest implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("this send request was closed");
         }
-        int n = wr.sgeCount();
-        for (int i = 0; i < n; i++) {
-            MemoryRegion r = regions[i];
-            if (r == null) {
-                throw new IllegalStateException("scatter/gather entry " + i + " was not set");
-            }
-            checkRegion(r, context);
-        }
+        checkPostable(context, null);
+    }
+
+    /**
+     * The checks of a request of a batch (whose batch checked it is open): {@code checked} is the region
+     * the request before it ended with, which is not checked again (the requests of a batch mostly
+     * point into one region, and a post checks it once). Returns the region to pass to the next.
+     */
+    @Nullable MemoryRegion checkPostable(DeviceContext context, @Nullable MemoryRegion checked) {
+        checked = checkRegions(regions, sges, context, checked);
         AddressHandle ah = addressHandle;
         if (ah != null) {
             ah.checkOpen();
@@ -142,6 +162,69 @@ public final class SendRequest implements AutoCloseable {
                 throw new IllegalArgumentException(ah.ref() + " belongs to another device context");
             }
         }
+        return checked;
+    }
+
+    /** The first {@code count} regions are set, open, alive and of {@code context}; {@code checked} was checked. */
+    static @Nullable MemoryRegion checkRegions(@Nullable MemoryRegion[] regions, int count, DeviceContext context,
+            @Nullable MemoryRegion checked) {
+        for (int i = 0; i < count; i++) {
+            MemoryRegion r = regions[i];
+            if (r == null) {
+                throw new IllegalStateException("scatter/gather entry " + i + " was not set");
+            }
+            if (r != checked) {
+                checkRegion(r, context);
+                checked = r;
+            }
+        }
+        return checked;
+    }
+
+    /**
+     * The device limits a provider would refuse the request for, checked in Java with the attribute
+     * named: an atomic on a device whose {@code atomic_cap} is {@code IBV_ATOMIC_NONE}, an atomic whose
+     * local buffer is under 8 bytes or whose remote address is not 8-byte aligned (rxe's
+     * {@code validate_send_wr}, the InfiniBand rule for 64-bit atomics), and inline data beyond the QP's
+     * {@code max_inline_data} ({@code ibv_post_send(3)}: {@code IBV_SEND_INLINE}).
+     */
+    void checkDeviceLimits(QueuePair qp) {
+        if (opcode == SendOpcode.ATOMIC_FETCH_AND_ADD || opcode == SendOpcode.ATOMIC_CMP_AND_SWP) {
+            checkAtomic(qp);
+        }
+        if ((sendFlags & SendFlag.INLINE) != 0) {
+            long length = length();
+            int max = qp.capabilities().maxInlineData();
+            if (length > max) {
+                throw new IllegalArgumentException(qp.ref() + " sends at most " + max + " bytes inline "
+                        + "(max_inline_data granted at create); this IBV_SEND_INLINE request carries " + length);
+            }
+        }
+    }
+
+    private void checkAtomic(QueuePair qp) {
+        DeviceContext context = qp.context();
+        if (!context.attributes().supportsAtomics()) {
+            throw new IllegalArgumentException(opcode + " refused: device " + context.device().name()
+                    + " reports atomic_cap " + context.attributes().atomicCap() + " (IBV_ATOMIC_NONE), it executes no "
+                    + "atomic work requests");
+        }
+        if (length() < 8) {
+            throw new IllegalArgumentException(opcode + " returns the original 8 bytes into its scatter/gather "
+                    + "list, which holds " + length() + ": give it an 8-byte entry");
+        }
+        if ((wr.remoteAddress() & 7) != 0) {
+            throw new IllegalArgumentException(opcode + " on remote address 0x" + Long.toHexString(wr.remoteAddress())
+                    + ": atomics operate on 8-byte aligned 64-bit words");
+        }
+    }
+
+    private long length() {
+        long total = 0;
+        for (int i = 0; i < sges; i++) {
+            total += Integer.toUnsignedLong(wr.sgeLength(i));
+        }
+        return total;
     }
 
     static void checkRegion(MemoryRegion r, DeviceContext context) {
@@ -164,9 +247,17 @@ public final class SendRequest implements AutoCloseable {
         region.checkOpen();
     }
 
-    /** Frees the request's native memory. Idempotent. */
+    /** Closing the batch closes its requests, each alone cannot be. */
+    void closeWithBatch() {
+        closed = true;
+    }
+
+    /** Frees the request's native memory. Idempotent. A request of a batch is closed with its batch. */
     @Override
     public void close() {
+        if (inBatch) {
+            throw new IllegalStateException("this send request belongs to a batch: close the batch");
+        }
         if (!closed) {
             closed = true;
             wr.close();

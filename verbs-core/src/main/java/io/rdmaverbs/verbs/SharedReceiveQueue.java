@@ -85,6 +85,35 @@ public final class SharedReceiveQueue extends VerbsResource {
         return new ReceiveRequest(pd.verbs.provider().queuePairVerbs().newRecvWr(maxSge));
     }
 
+    /** A reusable chain of up to {@code capacity} receive requests, for {@link #postReceive(ReceiveBatch)}. */
+    public ReceiveBatch newReceiveBatch(int capacity, int maxSge) {
+        if (maxSge < 1 || maxSge > this.maxSge) {
+            throw new IllegalArgumentException(ref() + " takes 1.." + this.maxSge + " scatter/gather entries, asked for "
+                    + maxSge);
+        }
+        if (capacity < 1) {
+            throw new IllegalArgumentException(ref() + ": a batch holds at least one request, asked for " + capacity);
+        }
+        return new ReceiveBatch(pd.verbs.provider().queuePairVerbs().newRecvChain(capacity, maxSge));
+    }
+
+    /**
+     * {@code ibv_post_srq_recv} of the batch's requests in one call, in order: the refill path.
+     *
+     * @throws io.rdmaverbs.verbs.error.PostFailedException naming the first request not posted ({@code bad_wr})
+     */
+    public void postReceive(ReceiveBatch batch) {
+        enter();
+        try {
+            batch.checkPostable(context());
+            srqVerbs.postSrqRecv(handle, batch.chain());
+        } catch (VerbsException e) {
+            throw e.about(ref().toString());
+        } finally {
+            exit();
+        }
+    }
+
     /** {@code ibv_post_srq_recv}. */
     public void postReceive(ReceiveRequest request) {
         enter();

@@ -11,7 +11,9 @@ import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.QueuePair;
 import io.rdmaverbs.verbs.QueuePairSpec;
+import io.rdmaverbs.verbs.ReceiveBatch;
 import io.rdmaverbs.verbs.ReceiveRequest;
+import io.rdmaverbs.verbs.SendBatch;
 import io.rdmaverbs.verbs.SendRequest;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.AccessFlag;
@@ -29,6 +31,7 @@ import io.rdmaverbs.verbs.provider.QpInitSpec;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
 
 import org.openjdk.jmh.annotations.Level;
@@ -61,6 +64,9 @@ public class FakeDevice {
     MemoryRegion mr;
     SendRequest send;
     ReceiveRequest receive;
+    /** {@link BatchCalls#CHAIN} one-SGE SENDs and receives of {@value #MESSAGE} bytes, built once. */
+    SendBatch sendChain;
+    ReceiveBatch receiveChain;
     WorkCompletions one;
     WorkCompletions sixteen;
 
@@ -73,6 +79,7 @@ public class FakeDevice {
     QpHandle rawQp;
     SendWr rawSend;
     RecvWr rawReceive;
+    WorkRequestChain<SendWr> rawSendChain;
     WorkCompletions rawOne;
     WorkCompletions rawSixteen;
 
@@ -105,6 +112,12 @@ public class FakeDevice {
         receive = qp.newReceiveRequest(1).single(mr, 0, MESSAGE);
         one = cq.newWorkCompletions(1);
         sixteen = cq.newWorkCompletions(16);
+        sendChain = qp.newSendBatch(BatchCalls.CHAIN, 1);
+        receiveChain = qp.newReceiveBatch(BatchCalls.CHAIN, 1);
+        for (int i = 0; i < BatchCalls.CHAIN; i++) {
+            sendChain.add().wrId(i).single(mr, 0, MESSAGE);
+            receiveChain.add().wrId(i).single(mr, 0, MESSAGE);
+        }
 
         // The same request shapes on the SPI: one signaled SEND / one receive of 64 bytes.
         rawSend = provider.queuePairVerbs().newSendWr(1);
@@ -115,6 +128,16 @@ public class FakeDevice {
         rawReceive = provider.queuePairVerbs().newRecvWr(1);
         rawReceive.sge(0, mr.address(), MESSAGE, mr.lkey());
         rawReceive.sgeCount(1);
+        rawSendChain = provider.queuePairVerbs().newSendChain(BatchCalls.CHAIN, 1);
+        for (int i = 0; i < BatchCalls.CHAIN; i++) {
+            SendWr wr = rawSendChain.request(i);
+            wr.wrId(i);
+            wr.opcode(SendOpcode.SEND);
+            wr.flags(SendFlag.SIGNALED);
+            wr.sge(0, mr.address(), MESSAGE, mr.lkey());
+            wr.sgeCount(1);
+        }
+        rawSendChain.length(BatchCalls.CHAIN);
         rawOne = provider.completionVerbs().newWorkCompletions(1);
         rawSixteen = provider.completionVerbs().newWorkCompletions(16);
     }
@@ -125,10 +148,13 @@ public class FakeDevice {
         sixteen.close();
         send.close();
         receive.close();
+        sendChain.close();
+        receiveChain.close();
         rawOne.close();
         rawSixteen.close();
         rawSend.close();
         rawReceive.close();
+        rawSendChain.close();
         provider.queuePairVerbs().destroyQp(rawQp);
         provider.completionVerbs().destroyCq(rawCq);
         provider.domainVerbs().deallocPd(rawPd);

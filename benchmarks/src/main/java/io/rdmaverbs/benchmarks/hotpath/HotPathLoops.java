@@ -56,6 +56,16 @@ final class HotPathLoops {
                 FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG), CRITICAL);
     }
 
+    private static final class c_post_send_chain {
+        static final MethodHandle HANDLE = function("c_post_send_chain",
+                FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_LONG), CRITICAL);
+    }
+
+    private static final class c_post_recv_chain {
+        static final MethodHandle HANDLE = function("c_post_recv_chain",
+                FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_LONG), CRITICAL);
+    }
+
     private static final class op_getter {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(ADDRESS, ADDRESS);
     }
@@ -97,6 +107,24 @@ final class HotPathLoops {
     static long postRecv(MemorySegment qp, MemorySegment buffer, int lkey, long iterations) {
         try {
             return (long) c_post_recv.HANDLE.invokeExact(qp, buffer, lkey, iterations);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Posts a chain of {@code length} one-SGE SENDs {@code iterations} times from C. */
+    static long postSendChain(MemorySegment qp, MemorySegment buffer, int lkey, int length, long iterations) {
+        try {
+            return (long) c_post_send_chain.HANDLE.invokeExact(qp, buffer, lkey, length, iterations);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Posts a chain of {@code length} one-SGE receives {@code iterations} times from C. */
+    static long postRecvChain(MemorySegment qp, MemorySegment buffer, int lkey, int length, long iterations) {
+        try {
+            return (long) c_post_recv_chain.HANDLE.invokeExact(qp, buffer, lkey, length, iterations);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

@@ -22,6 +22,21 @@ public interface CompletionVerbs {
     CqHandle createCq(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector);
 
     /**
+     * {@code ibv_create_cq_ex} (inline through {@code verbs_context}), reporting the fields of
+     * {@code wcFlags} ({@link io.rdmaverbs.verbs.attr.CompletionField} bits); EOPNOTSUPP for a field the
+     * device cannot report or a device without extended CQs. Destroyed by {@link #destroyCq}.
+     */
+    CqHandle createCqEx(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector,
+            long wcFlags);
+
+    /**
+     * The poller of a CQ {@link #createCqEx} made, the same object every time.
+     *
+     * @throws IllegalArgumentException for a CQ {@link #createCq} made
+     */
+    CqExPoller cqExPoller(CqHandle cq);
+
+    /**
      * {@code ibv_destroy_cq}; EBUSY while QPs or SRQs use it. Blocks forever while events returned by
      * {@link #getCqEvent} are not acknowledged: callers must never call it then.
      */

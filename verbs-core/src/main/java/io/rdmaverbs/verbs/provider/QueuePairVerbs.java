@@ -47,6 +47,30 @@ public interface QueuePairVerbs {
      */
     RecvWr newRecvWr(int maxSge);
 
+    /**
+     * {@code ibv_post_send} of the chain's {@link WorkRequestChain#length() length} requests in one call.
+     *
+     * @throws io.rdmaverbs.verbs.error.PostFailedException naming the request that failed ({@code bad_wr}):
+     *     the ones before it were posted, it and the rest were not
+     */
+    void postSend(QpHandle qp, WorkRequestChain<SendWr> chain);
+
+    /** {@code ibv_post_recv} of a chain, failing as {@link #postSend(QpHandle, WorkRequestChain)} does. */
+    void postRecv(QpHandle qp, WorkRequestChain<RecvWr> chain);
+
+    /** A chain of {@code capacity} send requests, each with room for {@code maxSge} entries. */
+    WorkRequestChain<SendWr> newSendChain(int capacity, int maxSge);
+
+    /** A chain of {@code capacity} receive requests, for QPs and SRQs alike. */
+    WorkRequestChain<RecvWr> newRecvChain(int capacity, int maxSge);
+
+    /**
+     * The new post API of a QP created with {@link QpInitSpec#sendOpsFlags()}, the same object every time.
+     *
+     * @throws IllegalArgumentException for a QP created without send ops
+     */
+    QpExOps qpExOps(QpHandle qp);
+
     /** {@code ibv_attach_mcast}. */
     void attachMcast(QpHandle qp, Gid gid, int lid);
 

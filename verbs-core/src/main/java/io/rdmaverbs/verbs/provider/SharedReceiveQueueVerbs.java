@@ -15,4 +15,11 @@ public interface SharedReceiveQueueVerbs {
 
     /** {@code ibv_post_srq_recv} (inline: {@code srq->context->ops.post_srq_recv}). */
     void postSrqRecv(SrqHandle srq, RecvWr request);
+
+    /**
+     * {@code ibv_post_srq_recv} of a chain from {@link QueuePairVerbs#newRecvChain} in one call.
+     *
+     * @throws io.rdmaverbs.verbs.error.PostFailedException naming the request that failed ({@code bad_wr})
+     */
+    void postSrqRecv(SrqHandle srq, WorkRequestChain<RecvWr> chain);
 }

@@ -49,8 +49,13 @@ public final class Fixtures {
 
     /** Connects two RC (or UC) QPs to each other through {@code path}: RESET→INIT→RTR→RTS. */
     public static void connect(QueuePair a, QueuePair b, AddressVector path, Mtu mtu) {
-        a.toInit(PORT, REMOTE);
-        b.toInit(PORT, REMOTE);
+        connect(a, b, path, mtu, REMOTE);
+    }
+
+    /** {@link #connect(QueuePair, QueuePair, AddressVector, Mtu)} with {@code access} as the QPs' remote access. */
+    public static void connect(QueuePair a, QueuePair b, AddressVector path, Mtu mtu, Set<AccessFlag> access) {
+        a.toInit(PORT, access);
+        b.toInit(PORT, access);
         a.toReadyToReceive(path, b.qpNum(), 0, mtu);
         b.toReadyToReceive(path, a.qpNum(), 0, mtu);
         a.toReadyToSend(0);

@@ -16,6 +16,10 @@ public final class ScenarioCatalog {
         all.addAll(TrafficScenarios.all());
         all.addAll(XrcScenarios.all());
         all.addAll(ArgumentScenarios.all());
+        all.addAll(BatchScenarios.all());
+        all.addAll(DataPathScenarios.all());
+        all.addAll(ExtendedCqScenarios.all());
+        all.addAll(QpExScenarios.all());
         return List.copyOf(all);
     }
 }

@@ -80,6 +80,7 @@ final class IbvDeviceAttr {
     static final Field.OfInt MAX_PD = Field.ofInt(LAYOUT, "max_pd");
     static final Field.OfInt MAX_QP_RD_ATOM = Field.ofInt(LAYOUT, "max_qp_rd_atom");
     static final Field.OfInt MAX_QP_INIT_RD_ATOM = Field.ofInt(LAYOUT, "max_qp_init_rd_atom");
+    static final Field.OfInt ATOMIC_CAP = Field.ofInt(LAYOUT, "atomic_cap");
     static final Field.OfInt MAX_MCAST_GRP = Field.ofInt(LAYOUT, "max_mcast_grp");
     static final Field.OfInt MAX_MCAST_QP_ATTACH = Field.ofInt(LAYOUT, "max_mcast_qp_attach");
     static final Field.OfInt MAX_AH = Field.ofInt(LAYOUT, "max_ah");

@@ -20,6 +20,7 @@ final class IbvQpInitAttrEx {
 
     static final int IBV_QP_INIT_ATTR_PD = 1;
     static final int IBV_QP_INIT_ATTR_XRCD = 1 << 1;
+    static final int IBV_QP_INIT_ATTR_SEND_OPS_FLAGS = 1 << 6;
 
     static final StructLayout LAYOUT = MemoryLayout.structLayout(
             ADDRESS.withName("qp_context"),
@@ -51,6 +52,7 @@ final class IbvQpInitAttrEx {
     static final Field.OfInt COMP_MASK = Field.ofInt(LAYOUT, "comp_mask");
     static final Field.OfAddress PD = Field.ofAddress(LAYOUT, "pd");
     static final Field.OfAddress XRCD = Field.ofAddress(LAYOUT, "xrcd");
+    static final Field.OfLong SEND_OPS_FLAGS = Field.ofLong(LAYOUT, "send_ops_flags");
 
     private IbvQpInitAttrEx() {
     }

@@ -20,6 +20,7 @@ final class IbvRecvWr {
 
     static final long SIZE = LAYOUT.byteSize();
     static final Field.OfLong WR_ID = Field.ofLong(LAYOUT, "wr_id");
+    static final Field.OfAddress NEXT = Field.ofAddress(LAYOUT, "next");
     static final Field.OfAddress SG_LIST = Field.ofAddress(LAYOUT, "sg_list");
     static final Field.OfInt NUM_SGE = Field.ofInt(LAYOUT, "num_sge");
 

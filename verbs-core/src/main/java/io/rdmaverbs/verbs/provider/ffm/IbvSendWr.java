@@ -13,7 +13,7 @@ import java.lang.foreign.StructLayout;
 /**
  * {@code struct ibv_send_wr}. The {@code wr} union holds the RDMA, atomic or UD destination; the
  * trailing anonymous union ({@code bind_mw} / {@code tso}) is not used and stays padding. {@code next}
- * is always NULL: one request is posted at a time.
+ * is NULL for a single request and links the slots of a {@link NativeWrChain}.
  */
 final class IbvSendWr {
 
@@ -52,6 +52,7 @@ final class IbvSendWr {
 
     static final long SIZE = LAYOUT.byteSize();
     static final Field.OfLong WR_ID = Field.ofLong(LAYOUT, "wr_id");
+    static final Field.OfAddress NEXT = Field.ofAddress(LAYOUT, "next");
     static final Field.OfAddress SG_LIST = Field.ofAddress(LAYOUT, "sg_list");
     static final Field.OfInt NUM_SGE = Field.ofInt(LAYOUT, "num_sge");
     static final Field.OfInt OPCODE = Field.ofInt(LAYOUT, "opcode");

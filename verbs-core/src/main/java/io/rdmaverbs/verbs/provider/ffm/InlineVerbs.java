@@ -62,6 +62,11 @@ final class InlineVerbs {
         static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
     }
 
+    private static final class create_cq_ex {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+    }
+
     private static final class open_qp {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS);
         static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
@@ -161,6 +166,20 @@ final class InlineVerbs {
                 && (compMask & IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_PD) != 0
                 && ((compMask & IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_TYPE) == 0
                         || srqType == IbvSrqInitAttrEx.IBV_SRQT_BASIC);
+    }
+
+    /** {@code ibv_create_cq_ex}: the context's op, EOPNOTSUPP where the provider has none. */
+    static MemorySegment ibv_create_cq_ex(MemorySegment state, MemorySegment context, MemorySegment cqInitAttrEx) {
+        MemorySegment op = VerbsContext.op(context, VerbsContext.CREATE_CQ_EX);
+        if (isNull(op)) {
+            CallState.errno(state, Errno.EOPNOTSUPP.number());
+            return MemorySegment.NULL;
+        }
+        try {
+            return (MemorySegment) create_cq_ex.HANDLE.invokeExact(op, state, context, cqInitAttrEx);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
     }
 
     /** {@code ibv_open_qp} is static inline in rdma-core 44, dispatched like {@code ibv_open_xrcd}. */

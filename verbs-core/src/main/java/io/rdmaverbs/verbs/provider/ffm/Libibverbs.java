@@ -568,4 +568,20 @@ final class Libibverbs {
             throw Downcalls.unchecked(t);
         }
     }
+
+    // ---- the new post API -----------------------------------------------------------------------
+
+    /** The {@code struct ibv_qp_ex} of a QP created with send ops, NULL for another QP; never fails. */
+    private static final class ibv_qp_to_qp_ex {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = infallible("ibv_qp_to_qp_ex", DESC);
+    }
+
+    static MemorySegment ibv_qp_to_qp_ex(MemorySegment qp) {
+        try {
+            return (MemorySegment) ibv_qp_to_qp_ex.HANDLE.invokeExact(qp);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
 }

@@ -13,6 +13,8 @@ import java.util.SequencedMap;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.AsyncEventType;
+import io.rdmaverbs.verbs.attr.AtomicCapability;
+import io.rdmaverbs.verbs.attr.CompletionField;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.LinkLayer;
 import io.rdmaverbs.verbs.attr.Mtu;
@@ -47,7 +49,8 @@ final class NativeAbi {
             IbvSendWr.LAYOUT, IbvRecvWr.LAYOUT, IbvQpCap.LAYOUT, IbvQpInitAttrEx.LAYOUT, IbvQpAttr.LAYOUT,
             IbvQpOpenAttr.LAYOUT, IbvSrqAttr.LAYOUT, IbvSrqInitAttrEx.LAYOUT, IbvXrcdInitAttr.LAYOUT,
             IbvAsyncEvent.LAYOUT, IbvCompChannel.LAYOUT, IbvCq.LAYOUT, IbvQp.LAYOUT, IbvSrq.LAYOUT, IbvMr.LAYOUT,
-            IbvXrcd.LAYOUT, PollFd.LAYOUT);
+            IbvXrcd.LAYOUT, PollFd.LAYOUT, IbvCqEx.LAYOUT, IbvCqInitAttrEx.LAYOUT,
+            IbvQpEx.LAYOUT);
 
     /**
      * The librdmacm structs, checked against {@code <rdma/rdma_cma.h>} by {@code src/test/c/rdmacm_abi.c}
@@ -237,6 +240,16 @@ final class NativeAbi {
         c.put("IBV_WC_WITH_IMM", (long) WcFlag.WITH_IMM);
         c.put("IBV_WC_IP_CSUM_OK", (long) WcFlag.IP_CSUM_OK);
         c.put("IBV_WC_WITH_INV", (long) WcFlag.WITH_INV);
+        for (CompletionField f : CompletionField.values()) {
+            c.put("IBV_WC_EX_WITH_" + f.name(), (long) f.bit());
+        }
+        c.put("IBV_QP_INIT_ATTR_SEND_OPS_FLAGS", (long) IbvQpInitAttrEx.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+        for (SendOpcode o : SendOpcode.values()) {
+            c.put("IBV_QP_EX_WITH_" + o.name() + " (1 << IBV_WR_" + o.name() + ")", 1L << o.value());
+        }
+        for (AtomicCapability a : AtomicCapability.values()) {
+            c.put("IBV_ATOMIC_" + a.name(), (long) a.value());
+        }
         return c;
     }
 }

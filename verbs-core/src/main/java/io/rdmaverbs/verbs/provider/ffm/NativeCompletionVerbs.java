@@ -19,6 +19,7 @@ import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CompChannelHandle;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.CqExPoller;
 import io.rdmaverbs.verbs.provider.CqHandle;
 
 import org.jspecify.annotations.Nullable;
@@ -100,12 +101,68 @@ final class NativeCompletionVerbs implements CompletionVerbs {
                             + " below num_comp_vectors (" + c.numCompVectors() + ")"
                     : "could not create a CQ of " + cqe + " entries on " + c.deviceName() + memlockHint(errno));
         }
+        return register(cq, c, ch, false);
+    }
+
+    private NativeCq register(MemorySegment cq, NativeContext c, @Nullable NativeCompChannel ch, boolean extended) {
         int capacity = IbvCq.CQE.get(cq.reinterpret(IbvCq.LAYOUT.byteSize()));
         NativeCq handle = new NativeCq(provider, cq, c, capacity, ch,
                 InlineVerbs.contextOp(cq, IbvCq.CONTEXT, IbvContextOps.POLL_CQ),
                 InlineVerbs.contextOp(cq, IbvCq.CONTEXT, IbvContextOps.REQ_NOTIFY_CQ));
+        if (extended) {
+            try {
+                handle.extend(cq);
+            } catch (RuntimeException e) {
+                Libibverbs.ibv_destroy_cq(CallState.current(), cq);   // not handed out: nobody else can release it
+                throw e;
+            }
+        }
         cqs.put(cq.address(), handle);
         return handle;
+    }
+
+    /**
+     * {@code ibv_create_cq_ex(3)}. The {@code struct ibv_cq_ex} begins with a {@code struct ibv_cq}
+     * ({@code ibv_cq_ex_to_cq} is a cast), so the handle polls, arms and is destroyed as a classic CQ is;
+     * its polling functions are read once, here.
+     */
+    @Override
+    public CqHandle createCqEx(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector,
+            long wcFlags) {
+        NativeContext c = provider.live(context, NativeContext.class);
+        NativeCompChannel ch = channel == null ? null : provider.live(channel, NativeCompChannel.class);
+        MemorySegment state = CallState.current();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(IbvCqInitAttrEx.LAYOUT);
+            IbvCqInitAttrEx.CQE.set(attr, cqe);
+            IbvCqInitAttrEx.CHANNEL.set(attr, ch == null ? MemorySegment.NULL : ch.pointer());
+            IbvCqInitAttrEx.COMP_VECTOR.set(attr, compVector);
+            IbvCqInitAttrEx.WC_FLAGS.set(attr, wcFlags);
+            MemorySegment cq = InlineVerbs.ibv_create_cq_ex(state, c.pointer(), attr);
+            if (isNull(cq)) {
+                int errno = errnoOfNull(state);
+                Errno e = Errno.of(errno);
+                throw failure("ibv_create_cq_ex", c, errno, e.equals(Errno.EOPNOTSUPP)
+                        ? c.deviceName() + " cannot report wc_flags 0x" + Long.toHexString(wcFlags)
+                                + " (or has no extended CQs): ask for fewer fields (rxe reports no timestamps)"
+                        : e.equals(Errno.EINVAL)
+                                ? "cqe " + cqe + " must be 1..max_cqe of the device and comp_vector " + compVector
+                                        + " below num_comp_vectors (" + c.numCompVectors() + ")"
+                                : "could not create a CQ of " + cqe + " entries on " + c.deviceName()
+                                        + memlockHint(errno));
+            }
+            return register(cq, c, ch, true);
+        }
+    }
+
+    @Override
+    public CqExPoller cqExPoller(CqHandle cq) {
+        NativeCq q = provider.live(cq, NativeCq.class);
+        NativeCqExPoller poller = q.exPoller();
+        if (poller == null) {
+            throw new IllegalArgumentException(q.describe() + " was created with ibv_create_cq, not ibv_create_cq_ex");
+        }
+        return poller;
     }
 
     @Override

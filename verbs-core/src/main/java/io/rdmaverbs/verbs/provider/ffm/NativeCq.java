@@ -17,6 +17,8 @@ final class NativeCq extends NativeHandle implements CqHandle {
     private final @Nullable NativeCompChannel channel;
     private final MemorySegment pollCq;
     private final MemorySegment reqNotifyCq;
+    /** The polling functions of an extended CQ ({@code ibv_create_cq_ex}); null for a classic one. */
+    private @Nullable NativeCqExPoller exPoller;
 
     NativeCq(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, int capacity,
             @Nullable NativeCompChannel channel, MemorySegment pollCq, MemorySegment reqNotifyCq) {
@@ -47,5 +49,14 @@ final class NativeCq extends NativeHandle implements CqHandle {
 
     MemorySegment reqNotifyCq() {
         return reqNotifyCq;
+    }
+
+    /** Made extended: its {@code struct ibv_cq_ex} polling functions, read once. Right after the create only. */
+    void extend(MemorySegment cqEx) {
+        exPoller = new NativeCqExPoller(this, cqEx);
+    }
+
+    @Nullable NativeCqExPoller exPoller() {
+        return exPoller;
     }
 }

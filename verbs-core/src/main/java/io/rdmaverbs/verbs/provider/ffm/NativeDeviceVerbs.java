@@ -15,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.rdmaverbs.verbs.attr.AtomicCapability;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.Gid;
@@ -170,7 +171,8 @@ final class NativeDeviceVerbs implements DeviceVerbs {
                     IbvDeviceAttr.MAX_MCAST_GRP.get(a),
                     IbvDeviceAttr.MAX_MCAST_QP_ATTACH.get(a),
                     Byte.toUnsignedInt(IbvDeviceAttr.PHYS_PORT_CNT.get(a)),
-                    c.numCompVectors());
+                    c.numCompVectors(),
+                    AtomicCapability.of(IbvDeviceAttr.ATOMIC_CAP.get(a)));
         }
     }
 

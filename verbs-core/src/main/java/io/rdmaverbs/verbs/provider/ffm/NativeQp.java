@@ -6,6 +6,8 @@ import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.provider.QpHandle;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A queue pair, created or opened, with its context's {@code post_send} and {@code post_recv} ops
  * read once at creation.
@@ -20,6 +22,8 @@ final class NativeQp extends NativeHandle implements QpHandle {
     private final QpCapabilities capabilities;
     private final MemorySegment postSend;
     private final MemorySegment postRecv;
+    /** The new post API of a QP created with send ops; null for another. */
+    private @Nullable NativeQpExOps exOps;
 
     NativeQp(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, QpType type, int qpNum,
             QpCapabilities requested, QpCapabilities capabilities, MemorySegment postSend, MemorySegment postRecv) {
@@ -62,5 +66,14 @@ final class NativeQp extends NativeHandle implements QpHandle {
 
     MemorySegment postRecv() {
         return postRecv;
+    }
+
+    /** Created with send ops: the function pointers of its {@code ibv_qp_ex}. Right after the create only. */
+    void extend(NativeQpExOps ops) {
+        exOps = ops;
+    }
+
+    @Nullable NativeQpExOps exOps() {
+        return exOps;
     }
 }

@@ -1,11 +1,13 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.chainFailure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.mtu;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.own;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.ownChain;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.postHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.queueDepth;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
@@ -30,11 +32,13 @@ import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.Handle;
+import io.rdmaverbs.verbs.provider.QpExOps;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
 
 import org.jspecify.annotations.Nullable;
@@ -71,7 +75,11 @@ final class NativeQpVerbs implements QueuePairVerbs {
             if (isNull(qp)) {
                 int errno = errnoOfNull(state);
                 Errno e = Errno.of(errno);
-                throw failure("ibv_create_qp_ex", c, errno, e.equals(Errno.EOPNOTSUPP) && type.isXrc()
+                throw failure("ibv_create_qp_ex", c, errno, e.equals(Errno.EOPNOTSUPP) && spec.sendOpsFlags() != 0
+                        ? "device " + c.deviceName() + " cannot build send_ops_flags 0x"
+                                + Long.toHexString(spec.sendOpsFlags()) + " on a " + type + " QP (rxe: UD sends only "
+                                + "SEND and SEND_WITH_IMM)"
+                        : e.equals(Errno.EOPNOTSUPP) && type.isXrc()
                         ? "device " + c.deviceName() + " does not support XRC (IBV_DEVICE_XRC not set)"
                         : e.equals(Errno.EINVAL)
                                 ? "a " + type + " QP with " + spec.capabilities() + " was refused: check the send and "
@@ -79,7 +87,16 @@ final class NativeQpVerbs implements QueuePairVerbs {
                                 : "could not create a " + type + " QP on " + c.deviceName() + memlockHint(errno));
             }
             QpCapabilities granted = IbvQpCap.read(attr, IbvQpInitAttrEx.CAP);
-            return register(qp, c, type, spec.capabilities(), granted);
+            NativeQp handle = register(qp, c, type, spec.capabilities(), granted);
+            if (spec.sendOpsFlags() != 0) {
+                try {
+                    extend(handle, qp, granted.maxSendSge());
+                } catch (RuntimeException e) {
+                    destroyQp(handle);   // not handed out: nobody else can release it
+                    throw e;
+                }
+            }
+            return handle;
         }
     }
 
@@ -130,6 +147,11 @@ final class NativeQpVerbs implements QueuePairVerbs {
             IbvQpInitAttrEx.SEND_CQ.set(attr, pointerOf(spec.sendCq(), NativeCq.class));
             IbvQpInitAttrEx.RECV_CQ.set(attr, pointerOf(spec.recvCq(), NativeCq.class));
             IbvQpInitAttrEx.SRQ.set(attr, pointerOf(spec.srq(), NativeSrq.class));
+        }
+        if (spec.sendOpsFlags() != 0) {
+            IbvQpInitAttrEx.COMP_MASK.set(attr, IbvQpInitAttrEx.COMP_MASK.get(attr)
+                    | IbvQpInitAttrEx.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+            IbvQpInitAttrEx.SEND_OPS_FLAGS.set(attr, spec.sendOpsFlags());
         }
         IbvQpCap.write(attr, IbvQpInitAttrEx.CAP, spec.capabilities());
         IbvQpInitAttrEx.QP_TYPE.set(attr, type.value());
@@ -226,18 +248,48 @@ final class NativeQpVerbs implements QueuePairVerbs {
     public void postSend(QpHandle qp, SendWr request) {
         NativeQp q = provider.live(qp, NativeQp.class);
         NativeSendWr wr = own(request);
-        NativeAh ah = wr.addressHandle();
-        if (ah != null && ah.isDestroyed()) {
-            throw new IllegalStateException(ah.describe() + " was already destroyed");
-        }
+        requireLiveAddressHandle(wr);
         requireOp("ibv_post_send", q, q.postSend());
         MemorySegment state = wr.callState();
         int rc = InlineVerbs.ibv_post_send(q.postSend(), state, q.pointer(), wr.wr(), wr.badWr());
         if (rc != 0) {
             int errno = returned(rc, state);
-            throw failure("ibv_post_send", q, errno, postHint(errno, queueDepth("max_send_wr",
-                    q.requested().maxSendWr(), q.capabilities().maxSendWr()), "max_send_sge (" + q.capabilities().maxSendSge() + ")"));
+            throw failure("ibv_post_send", q, errno, sendHint(q, errno));
         }
+    }
+
+    @Override
+    public void postSend(QpHandle qp, WorkRequestChain<SendWr> chain) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeWrChain<SendWr> c = ownChain(chain, NativeSendWr.class);
+        // Only UD sends carry an address handle; the other transports' chains skip the walk.
+        for (int i = 0, n = q.type() == QpType.UD ? c.length() : 0; i < n; i++) {
+            requireLiveAddressHandle((NativeSendWr) c.slot(i));
+        }
+        requireOp("ibv_post_send", q, q.postSend());
+        MemorySegment state = c.callState();
+        int rc = InlineVerbs.ibv_post_send(q.postSend(), state, q.pointer(), c.first(), c.badWr());
+        if (rc != 0) {
+            int errno = returned(rc, state);
+            throw chainFailure("ibv_post_send", q, errno, sendHint(q, errno), c);
+        }
+    }
+
+    private static void requireLiveAddressHandle(NativeSendWr wr) {
+        NativeAh ah = wr.addressHandle();
+        if (ah != null && ah.isDestroyed()) {
+            throw new IllegalStateException(ah.describe() + " was already destroyed");
+        }
+    }
+
+    private static String sendHint(NativeQp q, int errno) {
+        return postHint(errno, queueDepth("max_send_wr", q.requested().maxSendWr(), q.capabilities().maxSendWr()),
+                "max_send_sge (" + q.capabilities().maxSendSge() + ")");
+    }
+
+    private static String recvHint(NativeQp q, int errno) {
+        return postHint(errno, queueDepth("max_recv_wr", q.requested().maxRecvWr(), q.capabilities().maxRecvWr()),
+                "max_recv_sge (" + q.capabilities().maxRecvSge() + ")");
     }
 
     @Override
@@ -249,9 +301,53 @@ final class NativeQpVerbs implements QueuePairVerbs {
         int rc = InlineVerbs.ibv_post_recv(q.postRecv(), state, q.pointer(), wr.wr(), wr.badWr());
         if (rc != 0) {
             int errno = returned(rc, state);
-            throw failure("ibv_post_recv", q, errno, postHint(errno, queueDepth("max_recv_wr",
-                    q.requested().maxRecvWr(), q.capabilities().maxRecvWr()), "max_recv_sge (" + q.capabilities().maxRecvSge() + ")"));
+            throw failure("ibv_post_recv", q, errno, recvHint(q, errno));
         }
+    }
+
+    @Override
+    public void postRecv(QpHandle qp, WorkRequestChain<RecvWr> chain) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeWrChain<RecvWr> c = ownChain(chain, NativeRecvWr.class);
+        requireOp("ibv_post_recv", q, q.postRecv());
+        MemorySegment state = c.callState();
+        int rc = InlineVerbs.ibv_post_recv(q.postRecv(), state, q.pointer(), c.first(), c.badWr());
+        if (rc != 0) {
+            int errno = returned(rc, state);
+            throw chainFailure("ibv_post_recv", q, errno, recvHint(q, errno), c);
+        }
+    }
+
+    @Override
+    public WorkRequestChain<SendWr> newSendChain(int capacity, int maxSge) {
+        return new NativeWrChain<>(IbvSendWr.LAYOUT, capacity, maxSge,
+                (arena, slot, badWr, callState) -> new NativeSendWr(provider, maxSge, arena, slot, badWr, callState));
+    }
+
+    @Override
+    public WorkRequestChain<RecvWr> newRecvChain(int capacity, int maxSge) {
+        return new NativeWrChain<>(IbvRecvWr.LAYOUT, capacity, maxSge,
+                (arena, slot, badWr, callState) -> new NativeRecvWr(maxSge, arena, slot, badWr, callState));
+    }
+
+    /** The {@code ibv_qp_ex} libibverbs made of a QP created with send ops ({@code ibv_qp_to_qp_ex}). */
+    private void extend(NativeQp handle, MemorySegment qp, int maxSendSge) {
+        MemorySegment qpEx = Libibverbs.ibv_qp_to_qp_ex(qp);
+        if (isNull(qpEx)) {
+            throw new IllegalStateException(handle.describe() + " was created with send_ops_flags but libibverbs "
+                    + "has no ibv_qp_ex for it (ibv_qp_to_qp_ex returned NULL)");
+        }
+        handle.extend(new NativeQpExOps(provider, handle, qpEx, maxSendSge));
+    }
+
+    @Override
+    public QpExOps qpExOps(QpHandle qp) {
+        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeQpExOps ops = q.exOps();
+        if (ops == null) {
+            throw new IllegalArgumentException(q.describe() + " was created without send_ops_flags: it has no ibv_qp_ex");
+        }
+        return ops;
     }
 
     @Override

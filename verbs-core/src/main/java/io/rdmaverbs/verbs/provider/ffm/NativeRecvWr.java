@@ -1,5 +1,8 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
 import io.rdmaverbs.verbs.provider.RecvWr;
 
 /** One {@code struct ibv_recv_wr} with its scatter/gather list, for QPs and SRQs alike. */
@@ -7,6 +10,11 @@ final class NativeRecvWr extends NativeWorkRequest implements RecvWr {
 
     NativeRecvWr(int maxSge) {
         super(IbvRecvWr.LAYOUT, maxSge);
+    }
+
+    /** A slot of a {@link NativeWrChain}. */
+    NativeRecvWr(int maxSge, Arena arena, MemorySegment slot, MemorySegment badWr, MemorySegment callState) {
+        super(IbvRecvWr.LAYOUT, maxSge, arena, slot, badWr, callState);
     }
 
     @Override
@@ -17,6 +25,11 @@ final class NativeRecvWr extends NativeWorkRequest implements RecvWr {
     @Override
     Field.OfAddress sgListField() {
         return IbvRecvWr.SG_LIST;
+    }
+
+    @Override
+    Field.OfAddress nextField() {
+        return IbvRecvWr.NEXT;
     }
 
     @Override

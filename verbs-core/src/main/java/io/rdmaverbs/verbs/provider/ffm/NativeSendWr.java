@@ -1,5 +1,7 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 
 import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.provider.AhHandle;
@@ -18,6 +20,13 @@ final class NativeSendWr extends NativeWorkRequest implements SendWr {
 
     NativeSendWr(NativeVerbsProvider provider, int maxSge) {
         super(IbvSendWr.LAYOUT, maxSge);
+        this.provider = provider;
+    }
+
+    /** A slot of a {@link NativeWrChain}. */
+    NativeSendWr(NativeVerbsProvider provider, int maxSge, Arena arena, MemorySegment slot, MemorySegment badWr,
+            MemorySegment callState) {
+        super(IbvSendWr.LAYOUT, maxSge, arena, slot, badWr, callState);
         this.provider = provider;
     }
 
@@ -142,6 +151,11 @@ final class NativeSendWr extends NativeWorkRequest implements SendWr {
     @Override
     Field.OfAddress sgListField() {
         return IbvSendWr.SG_LIST;
+    }
+
+    @Override
+    Field.OfAddress nextField() {
+        return IbvSendWr.NEXT;
     }
 
     @Override

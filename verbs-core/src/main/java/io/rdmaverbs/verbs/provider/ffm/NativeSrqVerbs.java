@@ -2,10 +2,12 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static io.rdmaverbs.verbs.provider.ffm.InlineVerbs.isNull;
 import static io.rdmaverbs.verbs.provider.ffm.Layouts.U32;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.chainFailure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.errnoOfNull;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.own;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.ownChain;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.postHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.requireOp;
@@ -23,6 +25,7 @@ import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.SrqHandle;
 import io.rdmaverbs.verbs.provider.SrqInitSpec;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
 /**
  * The shared receive queue verbs of {@link NativeVerbsProvider}: creating a basic or XRC SRQ,
@@ -113,6 +116,20 @@ final class NativeSrqVerbs implements SharedReceiveQueueVerbs {
         if (rc != 0) {
             int errno = returned(rc, state);
             throw failure("ibv_post_srq_recv", s, errno, postHint(errno, "max_wr of the SRQ", "max_sge of the SRQ"));
+        }
+    }
+
+    @Override
+    public void postSrqRecv(SrqHandle srq, WorkRequestChain<RecvWr> chain) {
+        NativeSrq s = provider.live(srq, NativeSrq.class);
+        NativeWrChain<RecvWr> c = ownChain(chain, NativeRecvWr.class);
+        requireOp("ibv_post_srq_recv", s, s.postSrqRecv());
+        MemorySegment state = c.callState();
+        int rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), state, s.pointer(), c.first(), c.badWr());
+        if (rc != 0) {
+            int errno = returned(rc, state);
+            throw chainFailure("ibv_post_srq_recv", s, errno, postHint(errno, "max_wr of the SRQ",
+                    "max_sge of the SRQ"), c);
         }
     }
 }

@@ -9,6 +9,8 @@ import java.util.Objects;
 
 import io.rdmaverbs.verbs.provider.WorkRequest;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One work request struct ({@code ibv_send_wr} or {@code ibv_recv_wr}), its {@code ibv_sge[maxSge]}
  * right behind it (with {@code sg_list} pointing there) and the {@code bad_wr} out-pointer, in one
@@ -18,7 +20,9 @@ import io.rdmaverbs.verbs.provider.WorkRequest;
  */
 abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSendWr, NativeRecvWr {
 
-    private final Arena arena = Arena.ofShared();
+    private final Arena arena;
+    /** False for a slot of a {@link NativeWrChain}: the chain owns the arena and closes it. */
+    private final boolean ownsArena;
     private final int maxSge;
     private final String struct;
     final MemorySegment wr;
@@ -30,6 +34,8 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         if (maxSge < 0) {
             throw new IllegalArgumentException("maxSge must be >= 0, was " + maxSge);
         }
+        this.arena = Arena.ofShared();
+        this.ownsArena = true;
         this.maxSge = maxSge;
         this.struct = layout.name().orElseThrow();
         long sgOffset = layout.byteSize();
@@ -40,6 +46,28 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         this.badWr = all.asSlice(badWrOffset, ADDRESS.byteSize());
         this.callState = CallState.allocate(arena);
         clear();
+    }
+
+    /**
+     * A slot of a chain: {@code slot} holds the struct followed by its {@code maxSge} entries, inside
+     * the chain's {@code arena}; the chain's {@code bad_wr} and errno slots serve every slot.
+     */
+    NativeWorkRequest(StructLayout layout, int maxSge, Arena arena, MemorySegment slot, MemorySegment badWr,
+            MemorySegment callState) {
+        this.arena = arena;
+        this.ownsArena = false;
+        this.maxSge = maxSge;
+        this.struct = layout.name().orElseThrow();
+        this.wr = slot.asSlice(0, layout.byteSize());
+        this.sgList = slot.asSlice(layout.byteSize(), maxSge * IbvSge.SIZE);
+        this.badWr = badWr;
+        this.callState = callState;
+        clear();
+    }
+
+    /** The bytes one chain slot takes: the struct and its entries (both multiples of 8 bytes). */
+    static long slotSize(StructLayout layout, int maxSge) {
+        return layout.byteSize() + maxSge * IbvSge.SIZE;
     }
 
     /** The struct pointer to post. */
@@ -61,6 +89,8 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
 
     abstract Field.OfAddress sgListField();
 
+    abstract Field.OfAddress nextField();
+
     abstract Field.OfInt numSgeField();
 
     /** Where the post leaves {@code errno}: the request's own slot, as the request is thread-confined. */
@@ -77,11 +107,19 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         return maxSge;
     }
 
+    /** Keeps {@code next}: a chain's links are the chain's, not the request's. */
     @Override
     public void clear() {
+        MemorySegment next = nextField().get(wr);
         wr.fill((byte) 0);
         sgList.fill((byte) 0);
         sgListField().set(wr, sgList);
+        nextField().set(wr, next);
+    }
+
+    /** Links this request to {@code following}, or ends the chain here ({@code null}). */
+    final void linkTo(@Nullable NativeWorkRequest following) {
+        nextField().set(wr, following == null ? MemorySegment.NULL : following.wr);
     }
 
     @Override
@@ -129,6 +167,9 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
 
     @Override
     public final synchronized void close() {
+        if (!ownsArena) {
+            throw new IllegalStateException(this + " is a slot of a chain: close the chain");
+        }
         if (arena.scope().isAlive()) {
             arena.close();
         }

@@ -6,10 +6,13 @@ import java.lang.foreign.MemorySegment;
 
 import io.rdmaverbs.verbs.attr.Mtu;
 import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.PostFailedException;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.Handle;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.WorkRequest;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
 import org.jspecify.annotations.Nullable;
 
@@ -49,6 +52,30 @@ final class VerbChecks {
             throw new IllegalStateException(wr + " was already closed");
         }
         return wr;
+    }
+
+    /** A chain this provider made, still open, with something to post. */
+    @SuppressWarnings("unchecked")
+    static <W extends WorkRequest> NativeWrChain<W> ownChain(WorkRequestChain<W> chain,
+            Class<? extends NativeWorkRequest> kind) {
+        if (!(chain instanceof NativeWrChain<?> c) || !kind.isInstance(c.slot(0))) {
+            throw new IllegalArgumentException(chain + " was not created by the native provider (use new"
+                    + (kind == NativeSendWr.class ? "SendChain" : "RecvChain") + ")");
+        }
+        if (c.isClosed()) {
+            throw new IllegalStateException(c + " was already closed");
+        }
+        if (c.length() == 0) {
+            throw new IllegalArgumentException(c + " is empty: nothing to post");
+        }
+        return (NativeWrChain<W>) c;
+    }
+
+    /** The failure of a chain's post: the verb's usual one, carrying the index {@code bad_wr} names. */
+    static PostFailedException chainFailure(String verb, Handle resource, int errno, String message,
+            NativeWrChain<?> chain) {
+        return new PostFailedException(verb, resource.describe(), Errno.of(errno), message, chain.failedIndex(),
+                chain.length());
     }
 
     static void requireOp(String verb, NativeHandle handle, MemorySegment op) {

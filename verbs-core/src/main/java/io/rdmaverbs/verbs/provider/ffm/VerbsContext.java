@@ -12,8 +12,9 @@ import java.lang.foreign.StructLayout;
  * {@code struct verbs_context}: the extended context every rdma-core provider allocates around the
  * {@code struct ibv_context} it hands out. It "grows up": new ops are added at the front, so a
  * context from an older library has a smaller {@code sz} and lacks the first ops. Only the ops this
- * binding calls are named; the 31 pointer slots between {@code query_port} and {@code open_qp} (30 ops,
- * among them two ABI placeholders, and the {@code priv} pointer) are padding.
+ * binding calls are named; the other pointer slots between {@code query_port} and {@code open_qp} (24
+ * ops before {@code create_cq_ex}; after it the {@code priv} pointer and 5 more, two of them ABI
+ * placeholders) are padding.
  */
 final class VerbsContext {
 
@@ -22,7 +23,9 @@ final class VerbsContext {
 
     static final StructLayout LAYOUT = MemoryLayout.structLayout(
             ADDRESS.withName("query_port"),
-            MemoryLayout.paddingLayout(31 * 8),
+            MemoryLayout.paddingLayout(24 * 8),
+            ADDRESS.withName("create_cq_ex"),
+            MemoryLayout.paddingLayout(6 * 8),
             ADDRESS.withName("open_qp"),
             ADDRESS.withName("create_qp_ex"),
             ADDRESS.withName("get_srq_num"),
@@ -35,6 +38,7 @@ final class VerbsContext {
             .withName("verbs_context");
 
     static final Field.OfAddress QUERY_PORT = Field.ofAddress(LAYOUT, "query_port");
+    static final Field.OfAddress CREATE_CQ_EX = Field.ofAddress(LAYOUT, "create_cq_ex");
     static final Field.OfAddress OPEN_QP = Field.ofAddress(LAYOUT, "open_qp");
     static final Field.OfAddress CREATE_QP_EX = Field.ofAddress(LAYOUT, "create_qp_ex");
     static final Field.OfAddress GET_SRQ_NUM = Field.ofAddress(LAYOUT, "get_srq_num");

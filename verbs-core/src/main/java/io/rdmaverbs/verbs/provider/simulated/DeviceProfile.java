@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 
+import io.rdmaverbs.verbs.attr.AtomicCapability;
 import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.Gid;
@@ -109,7 +110,8 @@ public record DeviceProfile(String name, long guid, NodeType nodeType, Driver dr
                 27,             // max_srq_sge
                 8192, 56,       // max_mcast_grp, max_mcast_qp_attach
                 1,              // phys_port_cnt
-                2);             // num_comp_vectors: one per CPU of the 2-vCPU guest
+                2,              // num_comp_vectors: one per CPU of the 2-vCPU guest
+                AtomicCapability.HCA); // rxe_param.h: RXE_ATOMIC_CAP
         Port port = new Port(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_1024, LinkLayer.ETHERNET, 0, 0, 1024,
                 List.of(new Gid(0xfe80_0000_0000_0000L, guid)), 0x00010000, 0x800000, 1, 1, 1);
         return new DeviceProfile(name, guid, NodeType.CA, Driver.RXE, attributes, 512, false, List.of(port));
@@ -162,7 +164,8 @@ public record DeviceProfile(String name, long guid, NodeType nodeType, Driver dr
                 8388608, 32767, 31,
                 2097152, 240,
                 1,
-                8);             // num_comp_vectors
+                8,              // num_comp_vectors
+                AtomicCapability.HCA);
     }
 
     /** The entry {@code ibv_get_device_list} gives for this device. */
@@ -238,6 +241,7 @@ public record DeviceProfile(String name, long guid, NodeType nodeType, Driver dr
         private int maxMcastGrp;
         private int maxMcastQpAttach;
         private int numCompVectors;
+        private AtomicCapability atomicCap;
 
         private Builder(DeviceProfile base) {
             DeviceAttributes a = base.attributes;
@@ -249,6 +253,7 @@ public record DeviceProfile(String name, long guid, NodeType nodeType, Driver dr
             onDemandPaging = base.onDemandPaging;
             ports = base.ports;
             firmwareVersion = a.firmwareVersion();
+            atomicCap = a.atomicCap();
             maxMrSize = a.maxMrSize();
             pageSizeCap = a.pageSizeCap();
             vendorId = a.vendorId();
@@ -385,6 +390,12 @@ public record DeviceProfile(String name, long guid, NodeType nodeType, Driver dr
             return this;
         }
 
+        /** {@code atomic_cap}: {@link AtomicCapability#NONE} makes a device that refuses atomics. */
+        public Builder atomicCap(AtomicCapability value) {
+            atomicCap = java.util.Objects.requireNonNull(value, "atomicCap");
+            return this;
+        }
+
         public Builder maxQpRdAtom(int value) {
             maxQpRdAtom = value;
             return this;
@@ -399,7 +410,7 @@ public record DeviceProfile(String name, long guid, NodeType nodeType, Driver dr
             DeviceAttributes attributes = new DeviceAttributes(firmwareVersion, guid, guid, maxMrSize, pageSizeCap,
                     vendorId, vendorPartId, hardwareVersion, maxQp, maxQpWr, deviceCapFlags, maxSge, maxCq, maxCqe,
                     maxMr, maxPd, maxQpRdAtom, maxQpInitRdAtom, maxAh, maxSrq, maxSrqWr, maxSrqSge, maxMcastGrp,
-                    maxMcastQpAttach, ports.size(), numCompVectors);
+                    maxMcastQpAttach, ports.size(), numCompVectors, atomicCap);
             return new DeviceProfile(name, guid, nodeType, driver, attributes, maxInlineData, onDemandPaging, ports);
         }
     }

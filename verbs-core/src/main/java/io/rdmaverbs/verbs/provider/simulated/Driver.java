@@ -1,6 +1,7 @@
 package io.rdmaverbs.verbs.provider.simulated;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.attr.CompletionField;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.SendOpcode;
@@ -106,6 +107,41 @@ public enum Driver {
      */
     boolean loopsBackMulticast() {
         return this != RXE;
+    }
+
+    /**
+     * The {@code wc_flags} {@code ibv_create_cq_ex} accepts; any other bit fails the create with
+     * EOPNOTSUPP. rdma-core 44's rxe ({@code RXE_SUP_WC_EX_FLAGS}) reports the standard fields and no
+     * timestamp; mlx5 adds the completion timestamps (assumed, as for all of MLX5).
+     */
+    long supportedWcFlags() {
+        long standard = CompletionField.mask(CompletionField.STANDARD);
+        return this == RXE ? standard : standard | CompletionField.COMPLETION_TIMESTAMP.bit()
+                | CompletionField.COMPLETION_TIMESTAMP_WALLCLOCK.bit();
+    }
+
+    /**
+     * The {@code send_ops_flags} ({@code 1 << ibv_wr_opcode} bits) a QP of {@code type} can be created
+     * with; any other bit fails the create with EOPNOTSUPP. rdma-core 44's rxe ({@code check_qp_init_attr}):
+     * RC every operation this binding has, UC no RDMA read and no atomics, UD SEND and SEND_WITH_IMM, and no
+     * XRC at all. mlx5 (assumed) as rxe, and XRC send QPs as RC.
+     */
+    long supportedSendOps(QpType type) {
+        long sends = bit(SendOpcode.SEND) | bit(SendOpcode.SEND_WITH_IMM);
+        long writes = bit(SendOpcode.RDMA_WRITE) | bit(SendOpcode.RDMA_WRITE_WITH_IMM);
+        long rc = sends | writes | bit(SendOpcode.RDMA_READ) | bit(SendOpcode.ATOMIC_CMP_AND_SWP)
+                | bit(SendOpcode.ATOMIC_FETCH_AND_ADD);
+        return switch (type) {
+            case RC -> rc;
+            case UC -> sends | writes;
+            case UD -> sends;
+            case XRC_SEND -> this == RXE ? 0 : rc;
+            case XRC_RECV -> 0;
+        };
+    }
+
+    private static long bit(SendOpcode op) {
+        return 1L << op.value();
     }
 
     /**

@@ -12,6 +12,7 @@ import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CompChannelHandle;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.CqExPoller;
 import io.rdmaverbs.verbs.provider.CqHandle;
 
 import org.jspecify.annotations.Nullable;
@@ -70,30 +71,65 @@ final class SimCompletionVerbs implements CompletionVerbs {
 
     @Override
     public CqHandle createCq(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector) {
+        return create("ibv_create_cq", context, cqe, channel, compVector, -1);
+    }
+
+    /**
+     * {@code ibv_create_cq_ex}: what {@code ibv_create_cq} checks, after the provider's own check of
+     * {@code wc_flags} (rxe's {@code rxe_create_cq_ex} fails EOPNOTSUPP before any system call).
+     */
+    @Override
+    public CqHandle createCqEx(ContextHandle context, int cqe, @Nullable CompChannelHandle channel, int compVector,
+            long wcFlags) {
+        return create("ibv_create_cq_ex", context, cqe, channel, compVector, wcFlags);
+    }
+
+    @Override
+    public CqExPoller cqExPoller(CqHandle cq) {
+        SimCq c = uverbs.own(cq, SimCq.class);
+        SimCqExPoller poller = c.exPoller;
+        if (poller == null) {
+            throw new IllegalArgumentException(c.describe() + " was created with ibv_create_cq, not ibv_create_cq_ex");
+        }
+        return poller;
+    }
+
+    private CqHandle create(String verb, ContextHandle context, int cqe, @Nullable CompChannelHandle channel,
+            int compVector, long wcFlags) {
         SimContext ctx = uverbs.own(context, SimContext.class);
         SimCompChannel ch = channel == null ? null : uverbs.own(channel, SimCompChannel.class);
-        uverbs.call("ibv_create_cq", ctx);
+        uverbs.call(verb, ctx);
         SimDevice d = ctx.device;
         return locked(d, () -> {
-            d.requireAlive("ibv_create_cq", ctx.describe());
+            long unsupported = wcFlags & ~d.driver().supportedWcFlags();
+            if (wcFlags != -1 && unsupported != 0) {
+                throw new VerbsException(verb, ctx.describe(), Errno.EOPNOTSUPP, d.name() + " cannot report wc_flags 0x"
+                        + Long.toHexString(unsupported) + " (supported: 0x" + Long.toHexString(d.driver()
+                                .supportedWcFlags()) + ")");
+            }
+            d.requireAlive(verb, ctx.describe());
             if (ch != null && ch.context() != ctx) {
                 // Assumed EINVAL: the kernel looks the channel up among this context's objects.
-                throw new VerbsException("ibv_create_cq", ctx.describe(), Errno.EINVAL, ch.describe()
+                throw new VerbsException(verb, ctx.describe(), Errno.EINVAL, ch.describe()
                         + " belongs to another context; create the channel in this one");
             }
             int vectors = d.profile.attributes().numCompVectors();
             if (compVector < 0 || compVector >= vectors) {
-                throw new VerbsException("ibv_create_cq", ctx.describe(), Errno.EINVAL, "completion vector "
+                throw new VerbsException(verb, ctx.describe(), Errno.EINVAL, "completion vector "
                         + compVector + " does not exist: " + d.name() + " has num_comp_vectors " + vectors
                         + " (valid 0.." + (vectors - 1) + ")");
             }
             int maxCqe = d.profile.attributes().maxCqe();
             if (cqe < 1 || cqe > maxCqe) {
-                throw new VerbsException("ibv_create_cq", ctx.describe(), Errno.EINVAL, "cqe " + cqe
+                throw new VerbsException(verb, ctx.describe(), Errno.EINVAL, "cqe " + cqe
                         + " is outside 1.." + maxCqe + " (max_cqe of " + d.name() + ")");
             }
-            d.allocate(KernelObjectKind.CQ, "ibv_create_cq", ctx.describe());
+            d.allocate(KernelObjectKind.CQ, verb, ctx.describe());
             SimCq cq = new SimCq(ctx, d.nextId(KernelObjectKind.CQ), Driver.queueSlots(cqe), ch);
+            if (wcFlags != -1) {
+                cq.wcFlags = wcFlags;
+                cq.exPoller = new SimCqExPoller(cq);
+            }
             if (ch != null) {
                 ch.refcnt++;
             }

@@ -26,6 +26,10 @@ final class SimCq extends SimHandle implements CqHandle {
     final Condition acked;
     Arm arm = Arm.NONE;
     int usecnt;
+    /** The {@code wc_flags} of an extended CQ ({@code ibv_create_cq_ex}); -1 for a classic one. */
+    long wcFlags = -1;
+    /** The poller of an extended CQ, made with it. */
+    @Nullable SimCqExPoller exPoller;
     long eventsDelivered;
     long eventsAcked;
     boolean kernelGone;

@@ -25,6 +25,8 @@ final class SimQp extends SimHandle implements QpHandle {
     final @Nullable SimXrcd xrcd;
     final boolean opened;
     final Set<Attachment> attachments = new LinkedHashSet<>();
+    /** The new post API of a QP created with send ops; null for another. */
+    @Nullable SimQpExOps exOps;
 
     SimQp(SimContext context, KernelQp qp, @Nullable SimXrcd xrcd, boolean opened) {
         super(context.provider, context.device, KernelObjectKind.QP, qp.qpNum);

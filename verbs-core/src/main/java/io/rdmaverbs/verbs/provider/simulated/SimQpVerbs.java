@@ -22,11 +22,13 @@ import io.rdmaverbs.verbs.attr.SrqType;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
+import io.rdmaverbs.verbs.provider.QpExOps;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 import io.rdmaverbs.verbs.provider.XrcdHandle;
 
 /**
@@ -98,6 +100,12 @@ final class SimQpVerbs implements QueuePairVerbs {
                     }
                 }
             }
+            long unsupportedOps = spec.sendOpsFlags() & ~d.driver().supportedSendOps(type);
+            if (unsupportedOps != 0) {
+                // rxe's check_qp_init_attr, before any system call.
+                throw new VerbsException(verb, ctx.describe(), Errno.EOPNOTSUPP, d.name() + " cannot build "
+                        + "send_ops_flags 0x" + Long.toHexString(unsupportedOps) + " on a " + type + " QP");
+            }
             QpCapabilities requested = target ? new QpCapabilities(0, 0, 0, 0, 0)
                     : receiveless(spec.capabilities(), srq != null || type == QpType.XRC_SEND);
             checkCapabilities(verb, ctx, requested);
@@ -121,6 +129,9 @@ final class SimQpVerbs implements QueuePairVerbs {
                 srq.usecnt++;
             }
             SimQp handle = new SimQp(ctx, qp, xrcd, false);
+            if (spec.sendOpsFlags() != 0) {
+                handle.exOps = new SimQpExOps(uverbs, handle, spec.sendOpsFlags());
+            }
             if (target) {
                 // ibv_create_qp_ex of an XRC receive QP registers the creating process implicitly.
                 xrcd.domain.receiveQps.put(qpNum, qp);
@@ -268,6 +279,36 @@ final class SimQpVerbs implements QueuePairVerbs {
     @Override
     public RecvWr newRecvWr(int maxSge) {
         return new SimRecvWr(uverbs.provider, maxSge);
+    }
+
+    @Override
+    public QpExOps qpExOps(QpHandle qp) {
+        SimQp h = uverbs.own(qp, SimQp.class);
+        SimQpExOps ops = h.exOps;
+        if (ops == null) {
+            throw new IllegalArgumentException(h.describe() + " was created without send_ops_flags: it has no ibv_qp_ex");
+        }
+        return ops;
+    }
+
+    @Override
+    public void postSend(QpHandle qp, WorkRequestChain<SendWr> chain) {
+        posting.postSend(qp, chain);
+    }
+
+    @Override
+    public void postRecv(QpHandle qp, WorkRequestChain<RecvWr> chain) {
+        posting.postRecv(qp, chain);
+    }
+
+    @Override
+    public WorkRequestChain<SendWr> newSendChain(int capacity, int maxSge) {
+        return new SimWrChain<>(uverbs.provider, capacity, () -> new SimSendWr(uverbs.provider, maxSge));
+    }
+
+    @Override
+    public WorkRequestChain<RecvWr> newRecvChain(int capacity, int maxSge) {
+        return new SimWrChain<>(uverbs.provider, capacity, () -> new SimRecvWr(uverbs.provider, maxSge));
     }
 
     /**

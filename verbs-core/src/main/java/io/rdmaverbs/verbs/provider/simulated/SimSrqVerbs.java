@@ -15,6 +15,7 @@ import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.SrqHandle;
 import io.rdmaverbs.verbs.provider.SrqInitSpec;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
 /**
  * Shared receive queues: {@code ibv_create_srq} (basic) and {@code ibv_create_srq_ex} (XRC, numbered
@@ -117,16 +118,37 @@ final class SimSrqVerbs implements SharedReceiveQueueVerbs {
         uverbs.onFabric(() -> {
             s.requireUsable();
             s.device.requireAlive("ibv_post_srq_recv", s.describe());
-            if (wr.sgeCount() > s.maxSge) {
-                throw new VerbsException("ibv_post_srq_recv", s.describe(), Errno.EINVAL, wr.sgeCount()
-                        + " SGEs exceed the SRQ's max_sge " + s.maxSge);
-            }
-            if (s.queue.size() >= s.slots) {
-                throw new VerbsException("ibv_post_srq_recv", s.describe(), Errno.ENOMEM, "the SRQ is full ("
-                        + s.slots + " receive WRs posted and not consumed)");
-            }
-            s.queue.addLast(PostedRecv.of(wr));
+            postOne(s, wr);
             fabric.pumpStalled();
         });
+    }
+
+    /** A chain, walked WR by WR; the receives queued before a failure stay queued (rxe's {@code rxe_post_srq_recv}). */
+    @Override
+    public void postSrqRecv(SrqHandle srq, WorkRequestChain<RecvWr> chain) {
+        SimSrq s = uverbs.own(srq, SimSrq.class);
+        SimWrChain<RecvWr> c = uverbs.ownChain(chain, SimRecvWr.class);
+        uverbs.call("ibv_post_srq_recv", s);
+        uverbs.onFabric(() -> {
+            s.requireUsable();
+            s.device.requireAlive("ibv_post_srq_recv", s.describe());
+            try {
+                SimPostVerbs.walkReceives(c, wr -> postOne(s, wr));
+            } finally {
+                fabric.pumpStalled();
+            }
+        });
+    }
+
+    private static void postOne(SimSrq s, SimRecvWr wr) {
+        if (wr.sgeCount() > s.maxSge) {
+            throw new VerbsException("ibv_post_srq_recv", s.describe(), Errno.EINVAL, wr.sgeCount()
+                    + " SGEs exceed the SRQ's max_sge " + s.maxSge);
+        }
+        if (s.queue.size() >= s.slots) {
+            throw new VerbsException("ibv_post_srq_recv", s.describe(), Errno.ENOMEM, "the SRQ is full ("
+                    + s.slots + " receive WRs posted and not consumed)");
+        }
+        s.queue.addLast(PostedRecv.of(wr));
     }
 }

@@ -10,6 +10,8 @@ import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.Handle;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.WorkRequest;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
 import org.jspecify.annotations.Nullable;
 
@@ -100,6 +102,23 @@ final class SimUverbs {
             throw new IllegalStateException("this send request was closed");
         }
         return wr;
+    }
+
+    /** A chain this provider made, of {@code kind} slots, still open and not empty. */
+    @SuppressWarnings("unchecked")
+    <W extends WorkRequest> SimWrChain<W> ownChain(WorkRequestChain<W> chain, Class<? extends SimWorkRequest> kind) {
+        Objects.requireNonNull(chain, "chain");
+        if (!(chain instanceof SimWrChain<?> c) || c.provider != provider || !kind.isInstance(c.slot(0))) {
+            throw new IllegalArgumentException("chains must come from this provider's new"
+                    + (kind == SimSendWr.class ? "SendChain" : "RecvChain"));
+        }
+        if (c.isClosed()) {
+            throw new IllegalStateException("this chain was closed");
+        }
+        if (c.length() == 0) {
+            throw new IllegalArgumentException("the chain is empty: nothing to post");
+        }
+        return (SimWrChain<W>) c;
     }
 
     static void requirePort(String verb, SimContext ctx, int port) {

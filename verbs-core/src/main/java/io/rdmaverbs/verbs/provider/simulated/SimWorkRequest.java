@@ -18,6 +18,8 @@ abstract sealed class SimWorkRequest implements WorkRequest permits SimSendWr, S
     private int sgeCount;
     private long wrId;
     private boolean closed;
+    /** A slot of a {@link SimWrChain}: closed with its chain only. */
+    private boolean chained;
 
     SimWorkRequest(SimulatedProvider provider, int maxSge, String kind) {
         if (maxSge < 0) {
@@ -104,8 +106,19 @@ abstract sealed class SimWorkRequest implements WorkRequest permits SimSendWr, S
         return lkeys[Objects.checkIndex(index, addresses.length)];
     }
 
+    final void ownedByChain() {
+        chained = true;
+    }
+
+    final void closeWithChain() {
+        closed = true;
+    }
+
     @Override
     public final void close() {
+        if (chained) {
+            throw new IllegalStateException("this " + kind + " request is a slot of a chain: close the chain");
+        }
         closed = true;
     }
 }

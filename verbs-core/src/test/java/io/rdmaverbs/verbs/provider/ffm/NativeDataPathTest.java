@@ -22,12 +22,16 @@ import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.PostFailedException;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.CqExPoller;
+import io.rdmaverbs.verbs.provider.QpExOps;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
 import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -223,6 +227,187 @@ class NativeDataPathTest {
 
             assertThat(fewest).as("bytes allocated by 50000 post/post/poll rounds, once compiled").isZero();
         }
+    }
+
+    @Test
+    void aSendChainReachesTheProviderAsOneCallWalkingTheNextLinksInOrder() {
+        try (WorkRequestChain<SendWr> chain = qpVerbs.newSendChain(8, 1)) {
+            for (int i = 0; i < 5; i++) {
+                SendWr wr = chain.request(i);
+                wr.wrId(100 + i);
+                wr.sge(0, 0x1000 + i * 64L, 64, 0x11);
+                wr.sgeCount(1);
+            }
+            chain.length(5);
+
+            qpVerbs.postSend(qp, chain);
+
+            assertThat(global("send_chain_length", 4).get(JAVA_INT, 0)).isEqualTo(5);
+            assertThat(global("send_chain_wr_ids", 5 * 8L).toArray(JAVA_LONG)).containsExactly(100, 101, 102, 103, 104);
+
+            chain.length(2);
+            qpVerbs.postSend(qp, chain);
+            assertThat(global("send_chain_length", 4).get(JAVA_INT, 0)).as("a shortened chain ends where it says")
+                    .isEqualTo(2);
+
+            chain.length(8);
+            qpVerbs.postSend(qp, chain);
+            assertThat(global("send_chain_length", 4).get(JAVA_INT, 0)).as("and grows back to every slot").isEqualTo(8);
+        }
+    }
+
+    @Test
+    void aFailedChainNamesTheRequestBadWrPointsAt() {
+        try (WorkRequestChain<SendWr> chain = qpVerbs.newSendChain(6, 9)) {
+            chain.length(6);
+            chain.request(3).sgeCount(9);
+
+            assertThatThrownBy(() -> qpVerbs.postSend(qp, chain))
+                    .isInstanceOfSatisfying(PostFailedException.class, e -> {
+                        assertThat(e.verb()).isEqualTo("ibv_post_send");
+                        assertThat(e.errno()).isEqualTo(Errno.ENOMEM);
+                        assertThat(e.failedIndex()).isEqualTo(3);
+                        assertThat(e.posted()).isEqualTo(3);
+                        assertThat(e.chainLength()).isEqualTo(6);
+                        assertThat(e.getMessage()).contains("request 3 of a chain of 6")
+                                .contains("requests 0..2 were posted");
+                    });
+        }
+    }
+
+    @Test
+    void aReceiveChainFailingThroughErrnoNamesItsBadWrToo() {
+        try (WorkRequestChain<RecvWr> chain = qpVerbs.newRecvChain(4, 1)) {
+            for (int i = 0; i < 4; i++) {
+                chain.request(i).sge(0, 0x1000, 64, 1);
+                chain.request(i).sgeCount(i == 2 ? 0 : 1);
+            }
+            chain.length(4);
+
+            assertThatThrownBy(() -> qpVerbs.postRecv(qp, chain))
+                    .isInstanceOfSatisfying(PostFailedException.class, e -> {
+                        assertThat(e.errno()).isEqualTo(Errno.EINVAL);
+                        assertThat(e.failedIndex()).isEqualTo(2);
+                    });
+            assertThat(global("recv_chain_length", 4).get(JAVA_INT, 0)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aSlotOfAChainIsClosedOnlyWithItsChain() {
+        WorkRequestChain<SendWr> chain = qpVerbs.newSendChain(2, 1);
+        assertThatThrownBy(() -> chain.request(0).close()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("close the chain");
+        chain.length(1);
+        chain.close();
+        assertThatThrownBy(() -> qpVerbs.postSend(qp, chain)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+    }
+
+    @Test
+    void postingAChainAllocatesNothingOnceCompiled() {
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().threadId();
+        try (WorkRequestChain<SendWr> sends = qpVerbs.newSendChain(16, 1);
+                WorkRequestChain<RecvWr> recvs = qpVerbs.newRecvChain(16, 1)) {
+            for (int i = 0; i < 16; i++) {
+                sends.request(i).sge(0, 0x1000, 64, 1);
+                sends.request(i).sgeCount(1);
+                recvs.request(i).sge(0, 0x1000, 64, 1);
+                recvs.request(i).sgeCount(1);
+            }
+            long fewest = Long.MAX_VALUE;
+            for (int round = 0; round < 20 && fewest > 0; round++) {
+                long before = threads.getThreadAllocatedBytes(thread);
+                for (int i = 0; i < 20_000; i++) {
+                    sends.length(16 - (i & 7));
+                    qpVerbs.postSend(qp, sends);
+                    recvs.length(1 + (i & 15));
+                    qpVerbs.postRecv(qp, recvs);
+                }
+                fewest = Math.min(fewest, threads.getThreadAllocatedBytes(thread) - before);
+            }
+
+            assertThat(fewest).as("bytes allocated by 20000 chain posts, once compiled").isZero();
+        }
+    }
+
+    @Test
+    void anExtendedCqIsPolledThroughItsOwnFunctionPointers() throws Throwable {
+        MemorySegment cqEx = device.object(IbvCqEx.LAYOUT);
+        fakeOps.find("fake_fill_cq_ex").map(f -> java.lang.foreign.Linker.nativeLinker().downcallHandle(f,
+                java.lang.foreign.FunctionDescriptor.ofVoid(ADDRESS))).orElseThrow().invokeExact(cqEx);
+        NativeCq extended = new NativeCq(provider, cqEx, context, 16, null,
+                InlineVerbs.contextOp(cqEx, IbvCq.CONTEXT, IbvContextOps.POLL_CQ), MemorySegment.NULL);
+        extended.extend(cqEx);
+        CqExPoller poller = cqVerbs.cqExPoller(extended);
+        int endedBefore = global("fake_cq_ex_ended", 4).get(JAVA_INT, 0);
+
+        assertThat(poller.startPoll()).isZero();
+        assertThat(poller.wrId()).isEqualTo(500);
+        assertThat(poller.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(poller.readOpcode()).isEqualTo(WcOpcode.RECV_RDMA_WITH_IMM);
+        assertThat(poller.readByteLen()).isEqualTo(4096);
+        assertThat(poller.readImmData()).as("ntohl(read_imm_data)").isEqualTo(0xCAFE_0000);
+        assertThat(poller.readQpNum()).isEqualTo(0x123456);
+        assertThat(poller.readSrcQp()).isEqualTo(0x654321);
+        assertThat(poller.readWcFlags()).isEqualTo(WcFlag.WITH_IMM);
+        assertThat(poller.readVendorErr()).isEqualTo(7);
+        assertThat(poller.readSlid()).isEqualTo(0xBEEF);
+        assertThat(poller.readSl()).as("uint8_t, unsigned").isEqualTo(0xF3);
+        assertThat(poller.readDlidPathBits()).isEqualTo(0x7F);
+        assertThat(poller.readCompletionWallclockNs()).isEqualTo(0x1122334455667788L);
+        assertThatThrownBy(poller::readCompletionTs).as("a NULL read function is refused, not called")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("read_completion_ts");
+
+        assertThat(poller.nextPoll()).isZero();
+        assertThat(poller.wrId()).isEqualTo(501);
+        assertThat(poller.status()).isEqualTo(WcStatus.WR_FLUSH_ERR);
+        assertThat(poller.readByteLen()).isEqualTo(4097);
+        assertThat(poller.nextPoll()).isEqualTo(Errno.ENOENT.number());
+        poller.endPoll();
+        assertThat(global("fake_cq_ex_ended", 4).get(JAVA_INT, 0)).isEqualTo(endedBefore + 1);
+        assertThatThrownBy(() -> cqVerbs.cqExPoller(cq)).as("a classic CQ has no poller")
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void theNewPostApiCallsTheQpsOwnBuildersAndSetters() throws Throwable {
+        MemorySegment qpEx = device.object(IbvQpEx.LAYOUT);
+        fakeOps.find("fake_fill_qp_ex").map(f -> java.lang.foreign.Linker.nativeLinker().downcallHandle(f,
+                java.lang.foreign.FunctionDescriptor.ofVoid(ADDRESS))).orElseThrow().invokeExact(qpEx);
+        NativeQp extended = new NativeQp(provider, qpEx, context, QpType.RC, 0x22, QpCapabilities.of(8, 8),
+                QpCapabilities.of(8, 8), MemorySegment.NULL, MemorySegment.NULL);
+        extended.extend(new NativeQpExOps(provider, extended, qpEx, 2));
+        QpExOps ops = qpVerbs.qpExOps(extended);
+
+        ops.wrStart();
+        ops.wrId(42);
+        ops.wrFlags(SendFlag.SIGNALED);
+        ops.send();
+        ops.setSge(0x11, 0x1000, 64);
+        ops.sendImm(0x0A0B0C0D);
+        ops.rdmaWriteImm(0x33, 0x2000, 0x01020304);
+        ops.setSgeList(2, new long[] {0x3000, 0x4000}, new int[] {8, 16}, new int[] {0x44, 0x55});
+        ops.atomicFetchAdd(0x66, 0x5000, 7);
+        ops.atomicCmpSwp(0x66, 0x5008, 1, 2);
+        ops.setXrcSrqn(9);
+        try (Arena data = Arena.ofConfined()) {
+            MemorySegment bytes = data.allocateFrom(JAVA_BYTE, (byte) 0x5A, (byte) 1, (byte) 2);
+            ops.setInlineData(bytes.address(), 3);
+        }
+        assertThat(ops.wrComplete()).isZero();
+
+        assertThat(global("fake_qp_ex_log", 1024).getString(0)).isEqualTo("start;send:42,2;sge:11,1000,64;"
+                + "send_imm:a0b0c0d;rdma_write_imm:33,2000,1020304;sge_list:44,3000,8;sge_list:55,4000,16;"
+                + "fetch_add:66,5000,7;cmp_swp:5008,1,2;xrc_srqn:9;inline:3,90;complete;");
+        assertThatThrownBy(() -> ops.rdmaRead(1, 2)).as("a NULL builder is refused, not called")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("wr_rdma_read");
+        global("fake_qp_ex_rc", 4).set(JAVA_INT, 0, Errno.ENOSPC.number());
+        ops.wrStart();
+        assertThat(ops.wrComplete()).isEqualTo(Errno.ENOSPC.number());
+        global("fake_qp_ex_rc", 4).set(JAVA_INT, 0, 0);
+        assertThatThrownBy(() -> qpVerbs.qpExOps(qp)).isInstanceOf(IllegalArgumentException.class);
     }
 
     private void dataPath(SendWr send, RecvWr recv, WorkCompletions wc, int i) {
