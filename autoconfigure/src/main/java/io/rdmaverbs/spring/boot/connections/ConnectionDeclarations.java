@@ -61,10 +61,14 @@ public final class ConnectionDeclarations {
      * @param connection Queues and buffers of each accepted connection.
      * @param handler Bean name of the RdmaMessageHandler that receives each accepted connection's
      *     messages; may be left out when the context has exactly one.
+     * @param heartbeatInterval Interval of the empty message sent on each accepted connection, so that a
+     *     connection whose peer vanished with the link (its disconnect never arrived) is found and released.
+     *     0 switches it off.
      */
     public record Listener(@Nullable String address, @Nullable String device,
             @DefaultValue("7471") @Min(0) @Max(65535) int port, @DefaultValue("16") @Positive int backlog,
-            @DefaultValue @Valid PerConnection connection, @Nullable String handler) {
+            @DefaultValue @Valid PerConnection connection, @Nullable String handler,
+            @DefaultValue("5s") @NotNull Duration heartbeatInterval) {
     }
 
     /**

@@ -56,6 +56,8 @@ public final class RdmaPeer {
     private volatile PeerState state = PeerState.NEW;
     private volatile Instant since = Instant.now();
     private volatile @Nullable String lastError;
+    /** Why the last attempt that reached the CM failed. */
+    private volatile @Nullable String lastAttemptError;
     /** Attempts since the peer was last connected (or started). */
     private final AtomicInteger attempts = new AtomicInteger();
     private volatile @Nullable RdmaSession session;
@@ -63,6 +65,8 @@ public final class RdmaPeer {
     private volatile CompletableFuture<String> lost = new CompletableFuture<>();
     private volatile @Nullable Thread loop;
     private volatile boolean stopping;
+    /** Whether the current guarded attempt reached {@link #attempt}: only the loop thread touches it. */
+    private boolean attempted;
 
     RdmaPeer(String name, InetSocketAddress remoteAddress, ConnectionDeclarations.Peer settings, Connector connector,
             Retry retry, AttemptGuard guard, ConnectionObserver observer, ApplicationEventPublisher events) {
@@ -235,7 +239,7 @@ public final class RdmaPeer {
         while (!stopping) {
             RdmaSession connected;
             try {
-                connected = retry.executeCheckedSupplier(() -> guard.call(this::attempt));
+                connected = retry.executeCheckedSupplier(this::guardedAttempt);
             } catch (Throwable e) {
                 if (!stopping) {
                     lastError = describe(e);
@@ -255,11 +259,28 @@ public final class RdmaPeer {
         }
     }
 
+    /** An attempt through the circuit breaker, which may refuse it without reaching the CM. */
+    private RdmaSession guardedAttempt() throws Exception {
+        try {
+            return guard.call(this::attempt);
+        } catch (Exception e) {
+            if (!attempted) {
+                String last = lastAttemptError;
+                lastError = describe(e) + (last == null ? "" : "; last attempt: " + last);
+                transition(PeerState.DOWN, lastError);
+            }
+            throw e;
+        } finally {
+            attempted = false;
+        }
+    }
+
     /** One attempt: resolve, route, connect. A failure is DOWN until the retry's next attempt. */
     private RdmaSession attempt() throws Exception {
         if (stopping) {
             throw new InterruptedException("stopping");
         }
+        attempted = true;
         int n = attempts.incrementAndGet();
         if (n > 1) {
             observer.reconnectAttempt(name);
@@ -281,6 +302,7 @@ public final class RdmaPeer {
             return connected;
         } catch (Exception e) {
             lastError = describe(e);
+            lastAttemptError = lastError;
             if (RdmaSession.isRejection(e)) {
                 observer.rejected("peer", name);
             }

@@ -7,7 +7,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.CRC32;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts.ClosedResources;
 import io.rdmaverbs.spring.boot.autoconfigure.connections.Hosts.Host;
 import io.rdmaverbs.spring.boot.connections.PeerState;
@@ -20,10 +19,10 @@ import io.rdmaverbs.spring.boot.connections.RdmaPeerConnectedEvent;
 import io.rdmaverbs.spring.boot.connections.RdmaPeerDownEvent;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionAcceptedEvent;
 import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.attr.PortState;
 import io.rdmaverbs.verbs.connection.Connections;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -57,9 +56,9 @@ class ConnectedHostsTests {
 
     @Test
     void aPeerAndTheListenerOfAnotherHostExchangeMessagesWithIntactChecksums() {
-        a.echoListener().withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(listenerSide -> {
+        a.echoListener().run(listenerSide -> {
             assertThat(listenerSide).hasNotFailed();
-            b.echoPeer(a).withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(peerSide -> {
+            b.echoPeer(a).run(peerSide -> {
                 assertThat(peerSide).hasNotFailed();
                 RdmaPeer peer = peer(peerSide);
                 assertThat(peer.awaitConnected(WAIT)).as("connected: %s", peer.lastError()).isTrue();
@@ -93,7 +92,7 @@ class ConnectedHostsTests {
 
     @Test
     void aPeerWhoseListenerIsNotUpLetsTheApplicationStartDegradedAndConnectsOnceTheListenerStarts() {
-        b.echoPeer(a).withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(peerSide -> {
+        b.echoPeer(a).run(peerSide -> {
             assertThat(peerSide).hasNotFailed();
             RdmaPeer peer = peer(peerSide);
             await().atMost(WAIT).until(() -> peer.attempts() >= 2);
@@ -134,6 +133,8 @@ class ConnectedHostsTests {
                             .filter(RdmaPeerDownEvent.class::isInstance).map(RdmaPeerDownEvent.class::cast)
                             .findFirst().orElse(null), e -> e != null);
                     assertThat(down.reason()).contains("DISCONNECTED");
+                    assertThat(down.failedCompletions()).as("the receives the disconnect flushed")
+                            .anySatisfy(f -> assertThat(f).endsWith("RECV WR_FLUSH_ERR"));
                     assertThat(health(peerSide, "peer-echo").getDetails().get("lastError")).isNotNull();
 
                     a.echoListener().run(listenerSide -> {
@@ -141,6 +142,56 @@ class ConnectedHostsTests {
                         assertThat(peer.request(new byte[] { 8 }, WAIT)).containsExactly(8);
                     });
                     assertThat(events).filteredOn(RdmaPeerConnectedEvent.class::isInstance).hasSize(2);
+                });
+    }
+
+    @Test
+    void aHeartbeatFindsACutLinkReportsTheFailedWorkRequestsAndThePeerReconnectsOnceTheLinkIsBack() {
+        List<RdmaConnectionEvent> events = new CopyOnWriteArrayList<>();
+        // Only the peer's heartbeat: the listener's would find the cut first (the test below).
+        a.echoListener().withPropertyValues("rdma.verbs.connections.listeners.echo.heartbeat-interval=0")
+                .run(listenerSide -> {
+                    RdmaListener listener = listenerSide.getBean(RdmaListener.class);
+                    b.echoPeer(a).withBean(ApplicationListener.class,
+                            () -> (ApplicationListener<RdmaConnectionEvent>) events::add).run(peerSide -> {
+                                RdmaPeer peer = peer(peerSide);
+                                assertThat(peer.awaitConnected(WAIT)).isTrue();
+
+                                a.provider().setPortState(a.device(), 1, PortState.DOWN);
+
+                                RdmaPeerDownEvent down = await().atMost(WAIT).until(() -> events.stream()
+                                        .filter(RdmaPeerDownEvent.class::isInstance)
+                                        .map(RdmaPeerDownEvent.class::cast).findFirst().orElse(null), e -> e != null);
+                                assertThat(down.reason()).contains("a work request completed in error");
+                                assertThat(down.failedCompletions()).anySatisfy(
+                                        f -> assertThat(f).endsWith("SEND RETRY_EXC_ERR"));
+                                await().atMost(WAIT).until(() -> listener.sessions().isEmpty());
+
+                                a.provider().setPortState(a.device(), 1, PortState.ACTIVE);
+
+                                assertThat(peer.awaitConnected(WAIT)).as("reconnected: %s", peer.lastError())
+                                        .isTrue();
+                                assertThat(peer.request(new byte[] { 9 }, WAIT)).containsExactly(9);
+                            });
+                });
+    }
+
+    @Test
+    void aListenersHeartbeatReleasesAConnectionWhosePeerVanishedWithTheLink() {
+        a.echoListener().withPropertyValues("rdma.verbs.connections.listeners.echo.heartbeat-interval=200ms")
+                .run(listenerSide -> {
+                    RdmaListener listener = listenerSide.getBean(RdmaListener.class);
+                    b.echoPeer(a).withPropertyValues("rdma.verbs.connections.peers.echo.heartbeat-interval=0")
+                            .run(peerSide -> {
+                                assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
+                                assertThat(listener.sessions()).hasSize(1);
+
+                                b.provider().setPortState(b.device(), 1, PortState.DOWN);
+
+                                await().atMost(WAIT).until(() -> listener.sessions().isEmpty());
+                                assertThat(health(listenerSide, "listener-echo").getDetails())
+                                        .containsEntry("openConnections", 0);
+                            });
                 });
     }
 
@@ -189,8 +240,9 @@ class ConnectedHostsTests {
                 assertThat(b.provider().resourceCounts(b.device()).objects()).isZero();
             });
             await().atMost(WAIT).until(() -> listener.sessions().isEmpty());
-            ((ConfigurableApplicationContext) listenerSide.getSourceApplicationContext()).close();
-            assertThat(listenerSide.getBean(Verbs.class).resources()).isEmpty();
+            Verbs listenerVerbs = listenerSide.getBean(Verbs.class);
+            listenerSide.close();
+            assertThat(listenerVerbs.resources()).isEmpty();
             assertThat(a.provider().resourceCounts(a.device()).objects()).isZero();
         });
     }
