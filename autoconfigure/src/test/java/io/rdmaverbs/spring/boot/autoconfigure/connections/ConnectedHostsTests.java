@@ -71,7 +71,7 @@ class ConnectedHostsTests {
                     assertThat(echo).hasSameSizeAs(message);
                 }
                 RdmaListener listener = listenerSide.getBean(RdmaListener.class);
-                assertThat(listener.sessions()).hasSize(1);
+                await().atMost(WAIT).until(() -> listener.sessions().size() == 1);
                 assertThat(health(listenerSide, "listener-echo").getDetails()).containsEntry("openConnections", 1)
                         .containsEntry("port", 7471);
                 Health peerHealth = health(peerSide, "peer-echo");
@@ -184,7 +184,8 @@ class ConnectedHostsTests {
                     b.echoPeer(a).withPropertyValues("rdma.verbs.connections.peers.echo.heartbeat-interval=0")
                             .run(peerSide -> {
                                 assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
-                                assertThat(listener.sessions()).hasSize(1);
+                                // The accept's session is registered just after the peer saw ESTABLISHED.
+                                await().atMost(WAIT).until(() -> listener.sessions().size() == 1);
 
                                 b.provider().setPortState(b.device(), 1, PortState.DOWN);
 
