@@ -10,6 +10,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts.ClosedResources;
 import io.rdmaverbs.spring.boot.autoconfigure.connections.Hosts.Host;
 import io.rdmaverbs.spring.boot.connections.PeerState;
+import io.rdmaverbs.spring.boot.descriptor.ConnectionDescriptor;
+import io.rdmaverbs.spring.boot.endpoint.VerbsEndpoint;
+import io.rdmaverbs.verbs.ResourceKind;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionEvent;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsFactory;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsHealthContributor;
@@ -50,6 +53,14 @@ class ConnectedHostsTests {
         a.runner().run(context -> {
             assertThat(context).hasNotFailed().doesNotHaveBean(RdmaConnectionsFactory.class)
                     .doesNotHaveBean(Connections.class);
+            assertThat(context.getBean(Verbs.class).resources()).isEmpty();
+        });
+    }
+
+    @Test
+    void declaredConnectionsAreSwitchedOffByTheEnabledProperty() {
+        a.echoListener().withPropertyValues("rdma.verbs.connections.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(RdmaListener.class).doesNotHaveBean(Connections.class);
             assertThat(context.getBean(Verbs.class).resources()).isEmpty();
         });
     }
@@ -194,6 +205,30 @@ class ConnectedHostsTests {
                                         .containsEntry("openConnections", 0);
                             });
                 });
+    }
+
+    @Test
+    void theVerbsEndpointListsTheListenerAndTheConnectionsWithTheirResources() {
+        a.echoListener().withPropertyValues("management.endpoints.web.exposure.include=verbs").run(listenerSide -> {
+            b.echoPeer(a).withPropertyValues("management.endpoints.web.exposure.include=verbs").run(peerSide -> {
+                assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
+                await().atMost(WAIT).until(() -> listenerSide.getBean(RdmaListener.class).sessions().size() == 1);
+
+                List<ConnectionDescriptor> listed = listenerSide.getBean(VerbsEndpoint.class).graph().connections();
+
+                assertThat(listed).extracting(ConnectionDescriptor::role).containsExactly("listener", "connection");
+                ConnectionDescriptor accepted = listed.get(1);
+                assertThat(accepted.state()).isEqualTo("CONNECTED");
+                assertThat(accepted.peerAddress()).startsWith("[" + b.address() + "]:");
+                assertThat(accepted.resources()).extracting(r -> r.kind())
+                        .contains(ResourceKind.CM_ID, ResourceKind.PROTECTION_DOMAIN, ResourceKind.COMPLETION_QUEUE,
+                                ResourceKind.QUEUE_PAIR, ResourceKind.MEMORY_REGION);
+                assertThat(accepted.stuckReferences()).as("a live connection must be disconnected first")
+                        .isNotEmpty();
+                assertThat(peerSide.getBean(VerbsEndpoint.class).graph().connections())
+                        .singleElement().satisfies(c -> assertThat(c.role()).isEqualTo("connection"));
+            });
+        });
     }
 
     @Test
