@@ -51,11 +51,16 @@ import org.springframework.context.annotation.Import;
 @Import(ConnectionsRegistrar.class)
 public final class RdmaConnectionsAutoConfiguration {
 
-    /** Closed by the connections' lifecycle, after every listener and peer stopped. */
+    /**
+     * Closed by the connections' lifecycle, after every listener and peer stopped. Its channel's
+     * disconnect timeout bounds each graceful close's wait for DISCONNECTED.
+     */
     @Bean(destroyMethod = "")
     @ConditionalOnMissingBean
-    Connections rdmaVerbsConnections(Verbs verbs) {
-        return Connections.on(verbs);
+    Connections rdmaVerbsConnections(Verbs verbs, RdmaConnectionsProperties properties) {
+        Connections connections = Connections.on(verbs);
+        connections.channel().disconnectTimeout(properties.disconnectTimeout());
+        return connections;
     }
 
     @Bean
