@@ -135,10 +135,11 @@ public final class ConnectionDeclarations {
      * @param failureRateThreshold Failure rate, in percent, that opens the breaker.
      * @param slidingWindowSize Number of connect attempts the failure rate is computed over (and needed
      *     before it counts).
-     * @param waitDurationInOpenState How long an open breaker refuses attempts before it lets a trial through.
+     * @param waitDurationInOpenState How long an open breaker refuses attempts before it lets a trial
+     *     through: the longest a peer may stay down after its listener is back.
      */
     public record CircuitBreaker(@DefaultValue("50") @DecimalMin("1") @DecimalMax("100") float failureRateThreshold,
             @DefaultValue("10") @Min(1) int slidingWindowSize,
-            @DefaultValue("30s") @NotNull Duration waitDurationInOpenState) {
+            @DefaultValue("10s") @NotNull Duration waitDurationInOpenState) {
     }
 }
