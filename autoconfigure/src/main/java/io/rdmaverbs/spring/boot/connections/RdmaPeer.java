@@ -4,7 +4,9 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -110,7 +112,7 @@ public final class RdmaPeer {
     }
 
     /** Its circuit breaker's state (CLOSED, OPEN, HALF_OPEN...), empty without resilience4j-circuitbreaker. */
-    public java.util.Optional<String> circuitBreakerState() {
+    public Optional<String> circuitBreakerState() {
         return guard.state();
     }
 
@@ -124,8 +126,8 @@ public final class RdmaPeer {
     }
 
     /** The current connection, empty while not connected. */
-    public java.util.Optional<RdmaSession> session() {
-        return java.util.Optional.ofNullable(session);
+    public Optional<RdmaSession> session() {
+        return Optional.ofNullable(session);
     }
 
     /**
@@ -197,7 +199,7 @@ public final class RdmaPeer {
                 return;
             }
             stopping = false;
-            transition(PeerState.CONNECTING, null);
+            transition(PeerState.CONNECTING);
             loop = Thread.ofPlatform().daemon().name("rdma-peer-" + name).start(this::run);
         } finally {
             lock.unlock();
@@ -232,7 +234,7 @@ public final class RdmaPeer {
         if (current != null) {
             current.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         }
-        transition(PeerState.STOPPED, lastError);
+        transition(PeerState.STOPPED);
     }
 
     private void run() {
@@ -245,7 +247,7 @@ public final class RdmaPeer {
                     lastError = describe(e);
                     logger.warn("RDMA peer '" + name + "' gave up after " + attempts.get() + " attempt(s): "
                             + lastError);
-                    transition(PeerState.STOPPED, lastError);
+                    transition(PeerState.STOPPED);
                 }
                 return;
             }
@@ -267,7 +269,7 @@ public final class RdmaPeer {
             if (!attempted) {
                 String last = lastAttemptError;
                 lastError = describe(e) + (last == null ? "" : "; last attempt: " + last);
-                transition(PeerState.DOWN, lastError);
+                transition(PeerState.DOWN);
             }
             throw e;
         } finally {
@@ -285,7 +287,7 @@ public final class RdmaPeer {
         if (n > 1) {
             observer.reconnectAttempt(name);
         }
-        transition(PeerState.CONNECTING, lastError);
+        transition(PeerState.CONNECTING);
         long started = System.nanoTime();
         CompletableFuture<String> loss = new CompletableFuture<>();
         try {
@@ -295,7 +297,7 @@ public final class RdmaPeer {
             session = connected;
             lastError = null;
             observer.established("peer", name, setup);
-            transition(PeerState.CONNECTED, null);
+            transition(PeerState.CONNECTED);
             logger.info("RDMA peer '" + name + "' connected to " + format(connected.peerAddress()) + " (attempt " + n
                     + ")");
             events.publishEvent(new RdmaPeerConnectedEvent(this, remoteAddress, n, setup));
@@ -307,7 +309,7 @@ public final class RdmaPeer {
                 observer.rejected("peer", name);
             }
             if (!stopping) {
-                transition(PeerState.DOWN, lastError);
+                transition(PeerState.DOWN);
                 logger.debug("RDMA peer '" + name + "' attempt " + n + " failed: " + lastError);
             }
             throw e;
@@ -353,13 +355,13 @@ public final class RdmaPeer {
         }
         lastError = reason;
         observer.disconnected("peer", name);
-        transition(PeerState.DOWN, reason);
+        transition(PeerState.DOWN);
         logger.info("RDMA peer '" + name + "' down: " + reason + (failedCompletions.isEmpty() ? ""
                 : " (failed work completions: " + String.join(", ", failedCompletions) + ")"));
         events.publishEvent(new RdmaPeerDownEvent(this, remoteAddress, reason, failedCompletions));
     }
 
-    private void transition(PeerState next, @Nullable String error) {
+    private void transition(PeerState next) {
         lock.lock();
         try {
             if (state == PeerState.STOPPED && next != PeerState.STOPPED) {
@@ -385,7 +387,7 @@ public final class RdmaPeer {
 
     private static String describe(Throwable e) {
         Throwable t = e;
-        while ((t instanceof ExecutionException || t instanceof java.util.concurrent.CompletionException)
+        while ((t instanceof ExecutionException || t instanceof CompletionException)
                 && t.getCause() != null) {
             t = t.getCause();
         }

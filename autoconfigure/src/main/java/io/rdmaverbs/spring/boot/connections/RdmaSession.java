@@ -6,7 +6,9 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Queue;
@@ -309,7 +311,7 @@ public final class RdmaSession {
 
     /** {@code ["16 x RECV WR_FLUSH_ERR", "1 x SEND RETRY_EXC_ERR"]}, in order of first appearance. */
     private static List<String> summary(List<String> failed) {
-        java.util.Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+        Map<String, Integer> counts = new LinkedHashMap<>();
         failed.forEach(f -> counts.merge(f, 1, Integer::sum));
         return counts.entrySet().stream().map(e -> e.getValue() + " x " + e.getKey()).toList();
     }

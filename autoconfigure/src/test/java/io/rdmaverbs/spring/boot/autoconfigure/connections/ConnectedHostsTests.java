@@ -26,6 +26,7 @@ import io.rdmaverbs.verbs.attr.PortState;
 import io.rdmaverbs.verbs.connection.Connections;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.health.actuate.endpoint.StatusAggregator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -313,12 +314,9 @@ class ConnectedHostsTests {
 
     private static Status aggregate(ConfigurableApplicationContext context) {
         RdmaConnectionsHealthContributor contributor = context.getBean(RdmaConnectionsHealthContributor.class);
-        List<String> order = List.of(Status.DOWN.getCode(), Status.OUT_OF_SERVICE.getCode(), Status.UP.getCode(),
-                Status.UNKNOWN.getCode());
-        return contributor.stream().map(e -> ((HealthIndicator) e.contributor()).health(false).getStatus())
-                .filter(s -> order.contains(s.getCode())).min((x, y) -> order.indexOf(x.getCode())
-                        - order.indexOf(y.getCode()))
-                .orElse(Status.UNKNOWN);
+        return StatusAggregator.getDefault().getAggregateStatus(contributor.stream()
+                .map(e -> ((HealthIndicator) e.contributor()).health(false).getStatus()).toList()
+                .toArray(Status[]::new));
     }
 
     private static long crc(byte[] bytes) {
