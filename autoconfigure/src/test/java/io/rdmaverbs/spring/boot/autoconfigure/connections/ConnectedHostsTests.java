@@ -12,7 +12,9 @@ import io.rdmaverbs.spring.boot.autoconfigure.connections.Hosts.Host;
 import io.rdmaverbs.spring.boot.connections.PeerState;
 import io.rdmaverbs.spring.boot.descriptor.ConnectionDescriptor;
 import io.rdmaverbs.spring.boot.endpoint.VerbsEndpoint;
+import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.ResourceKind;
+import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionEvent;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsFactory;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsHealthContributor;
@@ -120,8 +122,9 @@ class ConnectedHostsTests {
                 assertThat(peer.awaitConnected(WAIT)).as("connected: %s", peer.lastError()).isTrue();
                 assertThat(peer.request(new byte[] { 1, 2, 3 }, WAIT)).containsExactly(1, 2, 3);
                 assertThat(health(peerSide, "peer-echo").getStatus()).isEqualTo(Status.UP);
-                assertThat(meters.get("resilience4j.retry.calls").tag("name", "rdma-peer-echo")
-                        .tag("kind", "successful_with_retry").functionCounter().count()).isEqualTo(1);
+                // The retry records its success once the attempt returned, just after the peer turned CONNECTED.
+                await().atMost(WAIT).until(() -> meters.get("resilience4j.retry.calls").tag("name", "rdma-peer-echo")
+                        .tag("kind", "successful_with_retry").functionCounter().count() == 1);
                 assertThat(meters.get("rdma.connections.reconnects").tag("name", "echo").counter().count())
                         .isGreaterThanOrEqualTo(1);
                 assertThat(meters.get("rdma.connections.rejected").tag("role", "peer").counter().count())
@@ -268,12 +271,19 @@ class ConnectedHostsTests {
                 assertThat(peer.awaitConnected(WAIT)).isTrue();
                 Verbs verbs = peerSide.getBean(Verbs.class);
                 assertThat(verbs.resources()).isNotEmpty();
+                VerbsTeardown teardown = peerSide.getBean(VerbsTeardown.class);
 
                 peerSide.close();
 
                 assertThat(peer.state()).isEqualTo(PeerState.STOPPED);
                 assertThat(verbs.resources()).isEmpty();
-                assertThat(closed.names()).isNotEmpty();
+                // The connection first, dependents before what they depend on, then the channel...
+                assertThat(closed.names().stream().filter(n -> !n.startsWith("cm-event#")).toList())
+                        .containsExactly("cm/conn-1/qp", "cm/conn-1", "cm/conn-1/mr", "cm/conn-1/pd", "cm/conn-1/cq",
+                                "cm/conn-1/channel", "cm/events", b.device() + "@rdma_cm");
+                // ...all before the verbs teardown, which found only librdmacm's context left to forget.
+                assertThat(teardown.report().orElseThrow().closed())
+                        .extracting(ResourceRef::name).containsExactly(b.device() + "@rdma_cm");
                 assertThat(b.provider().resourceCounts(b.device()).objects()).isZero();
             });
             await().atMost(WAIT).until(() -> listener.sessions().isEmpty());
