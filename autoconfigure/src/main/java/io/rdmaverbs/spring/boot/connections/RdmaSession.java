@@ -86,6 +86,7 @@ public final class RdmaSession {
     private final Watcher watcher;
 
     private final Object postLock = new Object();
+    private final Object requestOrder = new Object();
     private final SendRequest send;
     private final WorkCompletions completions;
     private final BlockingQueue<Integer> freeSendSlots;
@@ -182,9 +183,12 @@ public final class RdmaSession {
      */
     public byte[] request(byte[] message, Duration timeout) throws TimeoutException, InterruptedException {
         CompletableFuture<byte[]> reply = new CompletableFuture<>();
-        awaitingReply.add(reply);
         try {
-            send(message);
+            // Replies are matched to requests by order: the queue's order must be the order on the wire.
+            synchronized (requestOrder) {
+                awaitingReply.add(reply);
+                send(message);
+            }
             return reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             throw closed(e.getCause());
