@@ -34,6 +34,7 @@ import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionBuffers;
 import io.rdmaverbs.verbs.connection.ConnectionRejectedException;
+import io.rdmaverbs.verbs.connection.ConnectionState;
 import io.rdmaverbs.verbs.error.VerbsException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -125,6 +126,10 @@ public final class RdmaSession {
             disconnectedByPeer = true;
             channel.wakeWaiters();
         });
+        // A DISCONNECTED that came before the listener was registered is not replayed to it.
+        if (connection.state() == ConnectionState.DISCONNECTED) {
+            disconnectedByPeer = true;
+        }
         completionThread.start();
     }
 
@@ -282,6 +287,15 @@ public final class RdmaSession {
      * report lists the work requests the error state flushed too (ibv_poll_cq(3): WR_FLUSH_ERR).
      */
     private void poll() {
+        try {
+            pollUntilEnded();
+        } finally {
+            // Here, not in close(): a poll into freed native memory must be impossible.
+            completions.close();
+        }
+    }
+
+    private void pollUntilEnded() {
         List<String> failed = new ArrayList<>();
         long flushDeadline = 0;
         while (!ended.get()) {
@@ -439,7 +453,8 @@ public final class RdmaSession {
         channel.wakeWaiters();
         dispatch.shutdown();
         try {
-            completionThread.join(left(deadline));
+            // Woken above, it leaves within one poll; the floor keeps a zero timeout from skipping that.
+            completionThread.join(left(deadline).compareTo(EVENT_WAIT) < 0 ? EVENT_WAIT : left(deadline));
             dispatch.awaitTermination(left(deadline).toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -450,8 +465,9 @@ public final class RdmaSession {
         } catch (RuntimeException e) {
             logger.warn(owner + ": closing " + connection + " failed: " + e.getMessage());
         }
-        send.close();
-        completions.close();
+        synchronized (postLock) {
+            send.close();
+        }
     }
 
     private static Duration left(long deadline) {
