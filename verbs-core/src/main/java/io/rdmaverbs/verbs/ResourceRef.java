@@ -8,8 +8,10 @@ package io.rdmaverbs.verbs;
  * @param kind what it is
  * @param name the user's name for it ({@code pd0}) or a generated one ({@code pd#3})
  * @param device the device it lives on, or {@value #NO_DEVICE} for a CM object that has none (yet)
+ * @param releaseVerb the call that releases it: its kind's, except where the resource says otherwise
+ *        ({@code rdma_destroy_qp} for a QP on a CM id; none for a device context librdmacm opened)
  */
-public record ResourceRef(long id, ResourceKind kind, String name, String device) {
+public record ResourceRef(long id, ResourceKind kind, String name, String device, String releaseVerb) {
 
     /** The {@link #device} of a CM event channel, and of a CM id before it is bound or resolved. */
     public static final String NO_DEVICE = "rdma_cm";

@@ -256,7 +256,7 @@ final class Teardown {
             if (stuckOn != null) {
                 failed.add(r);
                 left.add(new CloseReport.Leftover(r.ref(), "not attempted: " + stuckOn.ref() + " could not be released",
-                        new VerbsException(r.kind().releaseVerb(), r.ref().toString(), Errno.EBUSY,
+                        new VerbsException(r.releaseVerb(), r.ref().toString(), Errno.EBUSY,
                                 "still used by " + stuckOn.ref() + ", whose release failed")));
                 continue;
             }

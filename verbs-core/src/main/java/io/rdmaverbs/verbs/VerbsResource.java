@@ -106,7 +106,8 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     public final ResourceRef ref() {
         DeviceContext ctx = context();
-        return new ResourceRef(id, kind, name(), ctx == null ? ResourceRef.NO_DEVICE : ctx.device().name());
+        return new ResourceRef(id, kind, name(), ctx == null ? ResourceRef.NO_DEVICE : ctx.device().name(),
+                releaseVerb());
     }
 
     /** The verb this resource's release calls; its kind's, unless the resource says otherwise. */

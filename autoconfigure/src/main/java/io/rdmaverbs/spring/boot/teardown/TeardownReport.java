@@ -71,7 +71,7 @@ public record TeardownReport(TeardownPolicy policy, Duration took, int attempts,
             sb.append("\n  closed, in order:");
             for (int i = 0; i < closed.size(); i++) {
                 ResourceRef r = closed.get(i);
-                sb.append(String.format(Locale.ROOT, "%n    %2d. %s %s", i + 1, r.kind().releaseVerb(), r));
+                sb.append(String.format(Locale.ROOT, "%n    %2d. %s %s", i + 1, r.releaseVerb(), r));
             }
         }
         if (!left.isEmpty()) {

@@ -35,7 +35,7 @@ class RefuseTrafficOnDeviceFatalTests {
             ApplicationAvailability availability = context.getBean(ApplicationAvailability.class);
             assertThat(availability.getReadinessState()).isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
             ((SimulatedProvider) context.getBean(VerbsProvider.class)).injectDeviceFatal("rxe0");
-            await().atMost(Duration.ofSeconds(5))
+            await().atMost(Duration.ofSeconds(20))
                     .until(() -> availability.getReadinessState() == ReadinessState.REFUSING_TRAFFIC);
         });
     }
