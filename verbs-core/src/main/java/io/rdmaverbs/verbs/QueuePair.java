@@ -224,14 +224,15 @@ public final class QueuePair extends VerbsResource {
 
     /** {@code ibv_post_send}. Allocates nothing. */
     public void postSend(SendRequest request) {
-        enter();
+        // Not entered, as CompletionQueue#poll: the provider guards the post itself (QueuePairVerbs#postSend).
+        checkOpen();
+        request.checkPostable(context);
         try {
-            request.checkPostable(context);
             qpVerbs.postSend(handle, request.wr());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
-        } finally {
-            exit();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
         }
     }
 
@@ -240,14 +241,14 @@ public final class QueuePair extends VerbsResource {
         if (srq != null) {
             throw new IllegalStateException(ref() + " receives through " + srq.ref() + ": post receives there");
         }
-        enter();
+        checkOpen();
+        request.checkPostable(context);
         try {
-            request.checkPostable(context);
             qpVerbs.postRecv(handle, request.wr());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
-        } finally {
-            exit();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
         }
     }
 

@@ -313,6 +313,15 @@ public abstract sealed class VerbsResource implements AutoCloseable
         }
     }
 
+    /**
+     * For the data-path calls that {@link #checkOpen() check} instead of entering (their provider guards
+     * the call, so that it pays one guard): the provider's refusal of a handle a racing close is destroying
+     * is this resource's {@link ResourceClosedException}; any other refusal stands.
+     */
+    final IllegalStateException closedOr(IllegalStateException refusal) {
+        return lifetime.isOpen() ? refusal : closedException();
+    }
+
     // ---- close ----------------------------------------------------------------------------------
 
     /** A strict close: refused (touching nothing) while anything holds the resource. Idempotent. */

@@ -111,10 +111,17 @@ final class NativeCompletionVerbs implements CompletionVerbs {
     @Override
     public void destroyCq(CqHandle cq) {
         NativeCq q = provider.live(cq, NativeCq.class);
+        // No poll is in flight from here on, from any thread: ibv_destroy_cq(3) frees what poll_cq reads.
+        q.calls().quiesce();
         MemorySegment state = CallState.current();
-        released("ibv_destroy_cq", q, Libibverbs.ibv_destroy_cq(state, q.pointer()), state,
-                "QPs or SRQs still use it: destroy them first",
-                "could not destroy the CQ");
+        try {
+            released("ibv_destroy_cq", q, Libibverbs.ibv_destroy_cq(state, q.pointer()), state,
+                    "QPs or SRQs still use it: destroy them first",
+                    "could not destroy the CQ");
+        } catch (RuntimeException e) {
+            q.calls().resume();
+            throw e;
+        }
         cqs.remove(q.pointer().address(), q);
     }
 
@@ -143,13 +150,31 @@ final class NativeCompletionVerbs implements CompletionVerbs {
             throw new IllegalArgumentException("max must be 0.." + wc.capacity() + ", was " + max);
         }
         requireOp("ibv_poll_cq", q, q.pollCq());
-        int n = InlineVerbs.ibv_poll_cq(q.pollCq(), q.pointer(), max, wc.entries());
+        int n = poll(q, wc, max);
         if (n < 0) {
             // poll_cq reports errors by a negative count and no errno.
             throw new VerbsException("ibv_poll_cq", q.describe(), null, "the provider returned " + n
                     + ": the CQ is in error (overrun?) and can only be destroyed");
         }
         return n;
+    }
+
+    /**
+     * The downcall, with the CQ and the buffer as views in their {@link CallSession}: the linker's acquire
+     * of it is the poll's guard. A session drained after it was looked up fails in the linker, before
+     * native code; then the poll binds anew, which refuses a CQ being destroyed and a closed buffer.
+     */
+    private static int poll(NativeCq q, NativeWorkCompletions wc, int max) {
+        for (;;) {
+            NativeWorkCompletions.Bound b = wc.boundTo(q);
+            try {
+                return InlineVerbs.ibv_poll_cq(q.pollCq(), b.cqPointer(), max, b.entries());
+            } catch (IllegalStateException refused) {
+                if (!b.session().isDraining()) {
+                    throw refused;
+                }
+            }
+        }
     }
 
     @Override

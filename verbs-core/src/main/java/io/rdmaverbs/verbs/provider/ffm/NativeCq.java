@@ -17,6 +17,8 @@ final class NativeCq extends NativeHandle implements CqHandle {
     private final @Nullable NativeCompChannel channel;
     private final MemorySegment pollCq;
     private final MemorySegment reqNotifyCq;
+    /** What polls hold while in flight; {@code destroyCq} quiesces it first. */
+    private final CallSessions calls = new CallSessions();
 
     NativeCq(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, int capacity,
             @Nullable NativeCompChannel channel, MemorySegment pollCq, MemorySegment reqNotifyCq) {
@@ -47,5 +49,9 @@ final class NativeCq extends NativeHandle implements CqHandle {
 
     MemorySegment reqNotifyCq() {
         return reqNotifyCq;
+    }
+
+    CallSessions calls() {
+        return calls;
     }
 }

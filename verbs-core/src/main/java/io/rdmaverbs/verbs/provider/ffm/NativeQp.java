@@ -20,6 +20,8 @@ final class NativeQp extends NativeHandle implements QpHandle {
     private final QpCapabilities capabilities;
     private final MemorySegment postSend;
     private final MemorySegment postRecv;
+    /** What posts hold while in flight; {@code destroyQp} quiesces it first. */
+    private final CallSessions calls = new CallSessions();
 
     NativeQp(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, QpType type, int qpNum,
             QpCapabilities requested, QpCapabilities capabilities, MemorySegment postSend, MemorySegment postRecv) {
@@ -62,5 +64,9 @@ final class NativeQp extends NativeHandle implements QpHandle {
 
     MemorySegment postRecv() {
         return postRecv;
+    }
+
+    CallSessions calls() {
+        return calls;
     }
 }

@@ -140,10 +140,17 @@ final class NativeQpVerbs implements QueuePairVerbs {
     @Override
     public void destroyQp(QpHandle qp) {
         NativeQp q = provider.live(qp, NativeQp.class);
+        // No post is in flight from here on, from any thread: ibv_destroy_qp(3) frees what post_send reads.
+        q.calls().quiesce();
         MemorySegment state = CallState.current();
-        released("ibv_destroy_qp", q, Libibverbs.ibv_destroy_qp(state, q.pointer()), state,
-                "it is still attached to a multicast group: detach it first",
-                "could not destroy the QP");
+        try {
+            released("ibv_destroy_qp", q, Libibverbs.ibv_destroy_qp(state, q.pointer()), state,
+                    "it is still attached to a multicast group: detach it first",
+                    "could not destroy the QP");
+        } catch (RuntimeException e) {
+            q.calls().resume();
+            throw e;
+        }
         qps.remove(q.pointer().address(), q);
     }
 
@@ -220,10 +227,9 @@ final class NativeQpVerbs implements QueuePairVerbs {
             throw new IllegalStateException(ah.describe() + " was already destroyed");
         }
         requireOp("ibv_post_send", q, q.postSend());
-        MemorySegment state = wr.callState();
-        int rc = InlineVerbs.ibv_post_send(q.postSend(), state, q.pointer(), wr.wr(), wr.badWr());
+        int rc = post(true, q, wr);
         if (rc != 0) {
-            int errno = returned(rc, state);
+            int errno = returned(rc, wr.callState());
             throw failure("ibv_post_send", q, errno, postHint(errno, queueDepth("max_send_wr",
                     q.requested().maxSendWr(), q.capabilities().maxSendWr()), "max_send_sge (" + q.capabilities().maxSendSge() + ")"));
         }
@@ -234,12 +240,32 @@ final class NativeQpVerbs implements QueuePairVerbs {
         NativeQp q = provider.live(qp, NativeQp.class);
         NativeRecvWr wr = own(request);
         requireOp("ibv_post_recv", q, q.postRecv());
-        MemorySegment state = wr.callState();
-        int rc = InlineVerbs.ibv_post_recv(q.postRecv(), state, q.pointer(), wr.wr(), wr.badWr());
+        int rc = post(false, q, wr);
         if (rc != 0) {
-            int errno = returned(rc, state);
+            int errno = returned(rc, wr.callState());
             throw failure("ibv_post_recv", q, errno, postHint(errno, queueDepth("max_recv_wr",
                     q.requested().maxRecvWr(), q.capabilities().maxRecvWr()), "max_recv_sge (" + q.capabilities().maxRecvSge() + ")"));
+        }
+    }
+
+    /**
+     * {@code post_send} or {@code post_recv}, with the QP and the request as views in their
+     * {@link CallSession}: the linker's acquire of it is the post's guard. A session drained after it was
+     * looked up fails in the linker, before native code; then the post binds anew, which refuses a QP being
+     * destroyed and a closed request.
+     */
+    private static int post(boolean send, NativeQp q, NativeWorkRequest wr) {
+        for (;;) {
+            NativeWorkRequest.Bound b = wr.boundTo(q);
+            try {
+                return send
+                        ? InlineVerbs.ibv_post_send(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr())
+                        : InlineVerbs.ibv_post_recv(q.postRecv(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+            } catch (IllegalStateException refused) {
+                if (!b.session().isDraining()) {
+                    throw refused;
+                }
+            }
         }
     }
 

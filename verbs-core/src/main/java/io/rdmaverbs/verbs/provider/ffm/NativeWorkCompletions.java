@@ -8,17 +8,30 @@ import java.util.Objects;
 
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code struct ibv_wc[capacity]} in off-heap memory of its own, which {@code poll_cq} writes and the
  * accessors read in place: polling allocates nothing. A shared arena, because the buffer may be
- * made on one thread and polled on another; closing it while a poll is in progress fails rather
- * than freeing memory the device's library is writing.
+ * made on one thread and polled on another. A poll passes the buffer and the CQ as views in the
+ * {@link CallSession} of this buffer on that CQ (bound at the first poll of a CQ, again after switching
+ * CQs), so that the linker's one acquire guards both; closing the buffer drains that session first, so it
+ * waits for a poll in progress rather than freeing memory the device's library is writing.
  */
 final class NativeWorkCompletions implements WorkCompletions {
 
     private final Arena arena = Arena.ofShared();
     private final int capacity;
     private final MemorySegment entries;
+    /*
+     * The session of the last CQ polled; read without a lock by every poll (a Bound's fields are final, so
+     * a racing reader sees a whole one, old or new), replaced under this buffer's monitor.
+     */
+    private @Nullable Bound bound;
+
+    /** The segments a poll of {@code cq} passes, all in {@code session}. */
+    record Bound(NativeCq cq, CallSession session, MemorySegment cqPointer, MemorySegment entries) {
+    }
 
     NativeWorkCompletions(int capacity) {
         if (capacity < 1) {
@@ -35,6 +48,36 @@ final class NativeWorkCompletions implements WorkCompletions {
 
     boolean isClosed() {
         return !arena.scope().isAlive();
+    }
+
+    /** The session a poll of {@code cq} passes its segments in: the bound one, or a new one. */
+    Bound boundTo(NativeCq cq) {
+        Bound b = bound;
+        return b != null && b.cq() == cq && !b.session().isDraining() ? b : bind(cq);
+    }
+
+    private synchronized Bound bind(NativeCq cq) {
+        if (isClosed()) {
+            throw new IllegalStateException(this + " was already closed");
+        }
+        Bound b = bound;
+        if (b != null && b.cq() == cq && !b.session().isDraining()) {
+            return b;
+        }
+        unbind();
+        CallSession session = cq.calls().open(cq);
+        b = new Bound(cq, session, session.view(cq.pointer()), session.view(entries));
+        bound = b;
+        return b;
+    }
+
+    private void unbind() {
+        Bound b = bound;
+        if (b != null) {
+            b.session().drain();
+            b.cq().calls().forget(b.session());
+            bound = null;
+        }
     }
 
     @Override
@@ -101,6 +144,7 @@ final class NativeWorkCompletions implements WorkCompletions {
     @Override
     public synchronized void close() {
         if (arena.scope().isAlive()) {
+            unbind();
             arena.close();
         }
     }
