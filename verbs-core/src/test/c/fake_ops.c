@@ -96,3 +96,40 @@ int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_r
 	*bad_wr = wr;
 	return -EBUSY;
 }
+
+/*
+ * For the race tests (CallSessionRaceTest): ops that stay inside for a while, as a provider's op that
+ * reads a CQE or writes a WQE does, and count every call that was inside while the test had declared
+ * the object it touches freed (at entry or at exit). A guard that let a call in after the destroy or
+ * close began, or did not wait for one in flight, shows up in watched_calls_while_freed.
+ */
+int watched_object_freed;
+long watched_calls;
+long watched_calls_while_freed;
+
+static void watch(void)
+{
+	int freed = __atomic_load_n(&watched_object_freed, __ATOMIC_SEQ_CST);
+
+	__atomic_add_fetch(&watched_calls, 1, __ATOMIC_SEQ_CST);
+	for (volatile int i = 0; i < 2000; i++)
+		;
+	if (freed || __atomic_load_n(&watched_object_freed, __ATOMIC_SEQ_CST))
+		__atomic_add_fetch(&watched_calls_while_freed, 1, __ATOMIC_SEQ_CST);
+}
+
+int fake_poll_cq_watched(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	(void)cq; (void)num_entries;
+	wc[0].wr_id = 7;
+	watch();
+	return 0;
+}
+
+int fake_post_send_watched(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	(void)qp; (void)bad_wr;
+	last_send_wr.wr_id = wr->wr_id;
+	watch();
+	return 0;
+}
