@@ -25,8 +25,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Lifetime is guarded in Java: every operation enters the resource (a counted, lock-free
  * acquisition that fails once a close has begun), and a close first stops new entries, waits for
  * those in flight, and only then calls the release verb. So a closed handle never reaches native code,
- * from any thread. A release that fails natively leaves the resource open and retryable; close is
- * idempotent.
+ * from any thread. The data path (poll, post) is the exception: it only checks the resource open, and
+ * the provider guards the call itself with the one mechanism it pays for anyway (the FFM provider: the
+ * linker's acquire of the call's memory session), which the release verb drains first. A release that
+ * fails natively leaves the resource open and retryable; close is idempotent.
  */
 public abstract sealed class VerbsResource implements AutoCloseable
         permits DeviceContext, ProtectionDomain, XrcDomain, CompletionChannel, CompletionQueue, SharedReceiveQueue,
