@@ -138,19 +138,19 @@ final class NativeCompletionVerbs implements CompletionVerbs {
 
     @Override
     public int pollCq(CqHandle cq, WorkCompletions completions, int max) {
-        NativeCq q = provider.live(cq, NativeCq.class);
+        NativeCq q = provider.identify(cq, NativeCq.class);
         if (!(completions instanceof NativeWorkCompletions wc)) {
             throw new IllegalArgumentException(completions + " was not created by the native provider "
                     + "(use newWorkCompletions)");
         }
-        if (wc.isClosed()) {
-            throw new IllegalStateException(wc + " was already closed");
-        }
+        // Binding refuses a closed buffer and a CQ destroyed or being destroyed; a bound session is drained
+        // by either, so the poll reads no liveness flag of its own.
+        NativeWorkCompletions.Bound bound = wc.boundTo(q);
         if (max < 0 || max > wc.capacity()) {
             throw new IllegalArgumentException("max must be 0.." + wc.capacity() + ", was " + max);
         }
         requireOp("ibv_poll_cq", q, q.pollCq());
-        int n = poll(q, wc, max);
+        int n = poll(q, wc, bound, max);
         if (n < 0) {
             // poll_cq reports errors by a negative count and no errno.
             throw new VerbsException("ibv_poll_cq", q.describe(), null, "the provider returned " + n
@@ -164,9 +164,8 @@ final class NativeCompletionVerbs implements CompletionVerbs {
      * of it is the poll's guard. A session drained after it was looked up fails in the linker, before
      * native code; then the poll binds anew, which refuses a CQ being destroyed and a closed buffer.
      */
-    private static int poll(NativeCq q, NativeWorkCompletions wc, int max) {
-        for (;;) {
-            NativeWorkCompletions.Bound b = wc.boundTo(q);
+    private static int poll(NativeCq q, NativeWorkCompletions wc, NativeWorkCompletions.Bound bound, int max) {
+        for (NativeWorkCompletions.Bound b = bound; ; b = wc.boundTo(q)) {
             try {
                 return InlineVerbs.ibv_poll_cq(q.pollCq(), b.cqPointer(), max, b.entries());
             } catch (IllegalStateException refused) {

@@ -220,14 +220,16 @@ final class NativeQpVerbs implements QueuePairVerbs {
 
     @Override
     public void postSend(QpHandle qp, SendWr request) {
-        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeQp q = provider.identify(qp, NativeQp.class);
         NativeSendWr wr = own(request);
         NativeAh ah = wr.addressHandle();
         if (ah != null && ah.isDestroyed()) {
             throw new IllegalStateException(ah.describe() + " was already destroyed");
         }
+        // Binding refuses a closed request and a QP destroyed or being destroyed (as pollCq does).
+        NativeWorkRequest.Bound bound = wr.boundTo(q);
         requireOp("ibv_post_send", q, q.postSend());
-        int rc = post(true, q, wr);
+        int rc = post(true, q, wr, bound);
         if (rc != 0) {
             int errno = returned(rc, wr.callState());
             throw failure("ibv_post_send", q, errno, postHint(errno, queueDepth("max_send_wr",
@@ -237,10 +239,11 @@ final class NativeQpVerbs implements QueuePairVerbs {
 
     @Override
     public void postRecv(QpHandle qp, RecvWr request) {
-        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeQp q = provider.identify(qp, NativeQp.class);
         NativeRecvWr wr = own(request);
+        NativeWorkRequest.Bound bound = wr.boundTo(q);
         requireOp("ibv_post_recv", q, q.postRecv());
-        int rc = post(false, q, wr);
+        int rc = post(false, q, wr, bound);
         if (rc != 0) {
             int errno = returned(rc, wr.callState());
             throw failure("ibv_post_recv", q, errno, postHint(errno, queueDepth("max_recv_wr",
@@ -254,9 +257,8 @@ final class NativeQpVerbs implements QueuePairVerbs {
      * looked up fails in the linker, before native code; then the post binds anew, which refuses a QP being
      * destroyed and a closed request.
      */
-    private static int post(boolean send, NativeQp q, NativeWorkRequest wr) {
-        for (;;) {
-            NativeWorkRequest.Bound b = wr.boundTo(q);
+    private static int post(boolean send, NativeQp q, NativeWorkRequest wr, NativeWorkRequest.Bound bound) {
+        for (NativeWorkRequest.Bound b = bound; ; b = wr.boundTo(q)) {
             try {
                 return send
                         ? InlineVerbs.ibv_post_send(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr())
