@@ -23,14 +23,16 @@ final class CallSession {
 
     private final Arena arena = Arena.ofShared();
     private final NativeHandle target;
+    private final CallSessions registry;
     /*
      * Set before the first attempt to close: a call that reads it set takes no new acquire, so the close
      * waits at most for the calls that read it clear, one per calling thread (see drain).
      */
     private volatile boolean draining;
 
-    CallSession(NativeHandle target) {
+    CallSession(NativeHandle target, CallSessions registry) {
         this.target = target;
+        this.registry = registry;
     }
 
     /** The CQ or QP the calls go to. */
@@ -73,6 +75,12 @@ final class CallSession {
                 }
             }
         }
+    }
+
+    /** Drains the session for good: its buffer or request is being closed. */
+    void retire() {
+        drain();
+        registry.forget(this);
     }
 
     @Override

@@ -27,7 +27,7 @@ final class CallSessions {
             throw new IllegalStateException(target.describe()
                     + (target.isDestroyed() ? " was already destroyed" : " is being destroyed"));
         }
-        CallSession session = new CallSession(target);
+        CallSession session = new CallSession(target, this);
         if (open == null) {
             // Most CQs and QPs of a large graph are never polled or posted to from Java: no list for them.
             open = new ArrayList<>(2);
@@ -36,7 +36,7 @@ final class CallSessions {
         return session;
     }
 
-    /** A session its buffer or request drained (closed, or moved to another CQ or QP). */
+    /** A session its buffer or request retired, closing. */
     synchronized void forget(CallSession session) {
         if (open != null) {
             open.remove(session);

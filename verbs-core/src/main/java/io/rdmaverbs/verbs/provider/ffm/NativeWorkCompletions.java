@@ -8,14 +8,11 @@ import java.util.Objects;
 
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * {@code struct ibv_wc[capacity]} in off-heap memory of its own, which {@code poll_cq} writes and the
  * accessors read in place: polling allocates nothing. A shared arena, because the buffer may be
  * made on one thread and polled on another. A poll passes the buffer and the CQ as views in the
- * {@link CallSession} of this buffer on that CQ (bound at the first poll of a CQ, again after switching
- * CQs), so that the linker's one acquire guards both; closing the buffer drains that session first, so it
+ * {@link CallSession} of this buffer on that CQ (bound at its first poll of that CQ), so that the linker's one acquire guards both; closing the buffer drains that session first, so it
  * waits for a poll in progress rather than freeing memory the device's library is writing.
  */
 final class NativeWorkCompletions implements WorkCompletions {
@@ -23,14 +20,10 @@ final class NativeWorkCompletions implements WorkCompletions {
     private final Arena arena = Arena.ofShared();
     private final int capacity;
     private final MemorySegment entries;
-    /*
-     * The session of the last CQ polled; read without a lock by every poll (a Bound's fields are final, so
-     * a racing reader sees a whole one, old or new), replaced under this buffer's monitor.
-     */
-    private @Nullable Bound bound;
+    private final CallBindings<Bound> bindings = new CallBindings<>();
 
     /** The segments a poll of {@code cq} passes, all in {@code session}. */
-    record Bound(NativeCq cq, CallSession session, MemorySegment cqPointer, MemorySegment entries) {
+    record Bound(CallSession session, MemorySegment cqPointer, MemorySegment entries) implements CallBindings.Binding {
     }
 
     NativeWorkCompletions(int capacity) {
@@ -50,34 +43,23 @@ final class NativeWorkCompletions implements WorkCompletions {
         return !arena.scope().isAlive();
     }
 
-    /** The session a poll of {@code cq} passes its segments in: the bound one, or a new one. */
+    /** The session a poll of {@code cq} passes its segments in: the open one, or a new one. */
     Bound boundTo(NativeCq cq) {
-        Bound b = bound;
-        return b != null && b.cq() == cq && !b.session().isDraining() ? b : bind(cq);
+        Bound b = bindings.find(cq);
+        return b != null ? b : bind(cq);
     }
 
     private synchronized Bound bind(NativeCq cq) {
         if (isClosed()) {
             throw new IllegalStateException(this + " was already closed");
         }
-        Bound b = bound;
-        if (b != null && b.cq() == cq && !b.session().isDraining()) {
-            return b;
+        Bound b = bindings.find(cq);
+        if (b == null) {
+            CallSession s = cq.calls().open(cq);
+            b = new Bound(s, s.view(cq.pointer()), s.view(entries));
+            bindings.add(b);
         }
-        unbind();
-        CallSession session = cq.calls().open(cq);
-        b = new Bound(cq, session, session.view(cq.pointer()), session.view(entries));
-        bound = b;
         return b;
-    }
-
-    private void unbind() {
-        Bound b = bound;
-        if (b != null) {
-            b.session().drain();
-            b.cq().calls().forget(b.session());
-            bound = null;
-        }
     }
 
     @Override
@@ -144,7 +126,7 @@ final class NativeWorkCompletions implements WorkCompletions {
     @Override
     public synchronized void close() {
         if (arena.scope().isAlive()) {
-            unbind();
+            bindings.retireAll();
             arena.close();
         }
     }

@@ -9,8 +9,6 @@ import java.util.Objects;
 
 import io.rdmaverbs.verbs.provider.WorkRequest;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * One work request struct ({@code ibv_send_wr} or {@code ibv_recv_wr}), its {@code ibv_sge[maxSge]}
  * right behind it (with {@code sg_list} pointing there) and the {@code bad_wr} out-pointer, in one
@@ -19,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * test checks both), which is what this class handles.
  *
  * <p>A post to a QP passes the QP and all of this as views in the {@link CallSession} of this request on
- * that QP (bound at the first post to a QP, again after switching QPs): the linker's one acquire of it
+ * that QP (bound at its first post to that QP): the linker's one acquire of it
  * guards the QP and this memory alike. Closing the request drains that session first.
  */
 abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSendWr, NativeRecvWr {
@@ -31,12 +29,11 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
     private final MemorySegment sgList;
     private final MemorySegment badWr;
     private final MemorySegment callState;
-    /* The session of the last QP posted to; read without a lock by every post, replaced under the monitor. */
-    private @Nullable Bound bound;
+    private final CallBindings<Bound> bindings = new CallBindings<>();
 
     /** The segments a post to {@code qp} passes, all in {@code session}. */
-    record Bound(NativeQp qp, CallSession session, MemorySegment qpPointer, MemorySegment wr, MemorySegment badWr,
-            MemorySegment callState) {
+    record Bound(CallSession session, MemorySegment qpPointer, MemorySegment wr, MemorySegment badWr,
+            MemorySegment callState) implements CallBindings.Binding {
     }
 
     NativeWorkRequest(StructLayout layout, int maxSge) {
@@ -85,34 +82,23 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         return !arena.scope().isAlive();
     }
 
-    /** The session a post to {@code qp} passes its segments in: the bound one, or a new one. */
+    /** The session a post to {@code qp} passes its segments in: the open one, or a new one. */
     final Bound boundTo(NativeQp qp) {
-        Bound b = bound;
-        return b != null && b.qp() == qp && !b.session().isDraining() ? b : bind(qp);
+        Bound b = bindings.find(qp);
+        return b != null ? b : bind(qp);
     }
 
     private synchronized Bound bind(NativeQp qp) {
         if (isClosed()) {
             throw new IllegalStateException(this + " was already closed");
         }
-        Bound b = bound;
-        if (b != null && b.qp() == qp && !b.session().isDraining()) {
-            return b;
+        Bound b = bindings.find(qp);
+        if (b == null) {
+            CallSession s = qp.calls().open(qp);
+            b = new Bound(s, s.view(qp.pointer()), s.view(wr), s.view(badWr), s.view(callState));
+            bindings.add(b);
         }
-        unbind();
-        CallSession s = qp.calls().open(qp);
-        b = new Bound(qp, s, s.view(qp.pointer()), s.view(wr), s.view(badWr), s.view(callState));
-        bound = b;
         return b;
-    }
-
-    private void unbind() {
-        Bound b = bound;
-        if (b != null) {
-            b.session().drain();
-            b.qp().calls().forget(b.session());
-            bound = null;
-        }
     }
 
     @Override
@@ -173,7 +159,7 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
     @Override
     public final synchronized void close() {
         if (arena.scope().isAlive()) {
-            unbind();
+            bindings.retireAll();
             arena.close();
         }
     }

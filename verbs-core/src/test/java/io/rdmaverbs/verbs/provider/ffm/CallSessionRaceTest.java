@@ -173,6 +173,30 @@ class CallSessionRaceTest {
         }
     }
 
+    @Test
+    void aBufferPollingTwoCqsInTurnKeepsASessionOnEachAndAllocatesNothingOnceCompiled() {
+        MemorySegment fastPoll = fakeOps.find("fake_poll_cq").orElseThrow();
+        NativeCq first = new NativeCq(provider, device.object(IbvCq.LAYOUT), context, 16, null, fastPoll,
+                MemorySegment.NULL);
+        NativeCq other = new NativeCq(provider, device.object(IbvCq.LAYOUT), context, 16, null, fastPoll,
+                MemorySegment.NULL);
+        var threadBean = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().threadId();
+        try (WorkCompletions wc = cqVerbs.newWorkCompletions(1)) {
+            long fewest = Long.MAX_VALUE;
+            for (int round = 0; round < 20 && fewest > 0; round++) {
+                long before = threadBean.getThreadAllocatedBytes(thread);
+                for (int i = 0; i < 50_000; i++) {
+                    cqVerbs.pollCq(first, wc, 1);
+                    cqVerbs.pollCq(other, wc, 1);
+                }
+                fewest = Math.min(fewest, threadBean.getThreadAllocatedBytes(thread) - before);
+            }
+
+            assertThat(fewest).as("bytes allocated by 50000 rounds of polling two CQs in turn").isZero();
+        }
+    }
+
     /** Runs {@code call} on a thread of its own until the test ends, keeping the messages of its refusals. */
     private void inLoop(Runnable call) {
         threads.add(Thread.ofPlatform().daemon().start(() -> {
