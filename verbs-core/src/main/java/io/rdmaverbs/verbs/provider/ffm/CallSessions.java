@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class CallSessions {
 
-    /* Guarded by this: admit and quiesce exclude each other, so a session is either admitted before the
+    /* Guarded by this: open and quiesce exclude each other, so a session is either opened before the
      * shut-out (and drained by it) or refused. */
     private @Nullable List<CallSession> open;
     private boolean shutOut;
