@@ -98,7 +98,7 @@ int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_r
 }
 
 /*
- * For the race tests (CallSessionRaceTest): ops that stay inside for a while, as a provider's op that
+ * For the race tests (CallGuardRaceTest): ops that stay inside for a while, as a provider's op that
  * reads a CQE or writes a WQE does, and count every call that was inside while the test had declared
  * the object it touches freed (at entry or at exit). A guard that let a call in after the destroy or
  * close began, or did not wait for one in flight, shows up in watched_calls_while_freed.
@@ -112,7 +112,7 @@ static void watch(void)
 	int freed = __atomic_load_n(&watched_object_freed, __ATOMIC_SEQ_CST);
 
 	__atomic_add_fetch(&watched_calls, 1, __ATOMIC_SEQ_CST);
-	for (volatile int i = 0; i < 2000; i++)
+	for (volatile int i = 0; i < 20000; i++)
 		;
 	if (freed || __atomic_load_n(&watched_object_freed, __ATOMIC_SEQ_CST))
 		__atomic_add_fetch(&watched_calls_while_freed, 1, __ATOMIC_SEQ_CST);

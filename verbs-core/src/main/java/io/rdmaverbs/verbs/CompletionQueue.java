@@ -84,7 +84,7 @@ public final class CompletionQueue extends VerbsResource {
      * @return how many entries of {@code completions} are now valid
      */
     public int poll(WorkCompletions completions) {
-        // Not entered: the provider guards the call itself (CompletionVerbs#pollCq), so a poll pays one
+        // Not entered: the provider guards the call itself (see CompletionVerbs#destroyCq), so a poll pays one
         // guard, not two; a close racing it ends in destroyCq, which waits for it or makes it fail.
         checkOpen();
         try {

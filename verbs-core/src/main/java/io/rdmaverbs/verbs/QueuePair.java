@@ -224,7 +224,7 @@ public final class QueuePair extends VerbsResource {
 
     /** {@code ibv_post_send}. Allocates nothing. */
     public void postSend(SendRequest request) {
-        // Not entered, as CompletionQueue#poll: the provider guards the post itself (QueuePairVerbs#postSend).
+        // Not entered, as CompletionQueue#poll: the provider guards the post itself (see QueuePairVerbs#destroyQp).
         checkOpen();
         request.checkPostable(context);
         try {

@@ -26,9 +26,10 @@ import org.jspecify.annotations.Nullable;
  * acquisition that fails once a close has begun), and a close first stops new entries, waits for
  * those in flight, and only then calls the release verb. So a closed handle never reaches native code,
  * from any thread. The data path (poll, post) is the exception: it only checks the resource open, and
- * the provider guards the call itself with the one mechanism it pays for anyway (the FFM provider: the
- * linker's acquire of the call's memory session), which the release verb drains first. A release that
- * fails natively leaves the resource open and retryable; close is idempotent.
+ * the provider guards the call itself, once (the FFM provider: a guard per buffer or request and CQ or
+ * QP, biased to the thread that uses it, in place of the linker's acquire of the memory's arena), and
+ * its release verb waits for the calls in flight first. A release that fails natively leaves the
+ * resource open and retryable; close is idempotent.
  */
 public abstract sealed class VerbsResource implements AutoCloseable
         permits DeviceContext, ProtectionDomain, XrcDomain, CompletionChannel, CompletionQueue, SharedReceiveQueue,

@@ -143,37 +143,28 @@ final class NativeCompletionVerbs implements CompletionVerbs {
             throw new IllegalArgumentException(completions + " was not created by the native provider "
                     + "(use newWorkCompletions)");
         }
-        // Binding refuses a closed buffer and a CQ destroyed or being destroyed; a bound session is drained
-        // by either, so the poll reads no liveness flag of its own.
-        NativeWorkCompletions.Bound bound = wc.boundTo(q);
+        // Binding refuses a closed buffer and a CQ destroyed or being destroyed; after that, the guard does.
+        NativeWorkCompletions.Bound b = wc.boundTo(q);
         if (max < 0 || max > wc.capacity()) {
             throw new IllegalArgumentException("max must be 0.." + wc.capacity() + ", was " + max);
         }
         requireOp("ibv_poll_cq", q, q.pollCq());
-        int n = poll(q, wc, bound, max);
+        CallGuard guard = b.guard();
+        if (!guard.enter()) {
+            throw wc.refusal(guard);
+        }
+        int n;
+        try {
+            n = InlineVerbs.ibv_poll_cq(q.pollCq(), b.cqPointer(), max, b.entries());
+        } finally {
+            guard.exit();
+        }
         if (n < 0) {
             // poll_cq reports errors by a negative count and no errno.
             throw new VerbsException("ibv_poll_cq", q.describe(), null, "the provider returned " + n
                     + ": the CQ is in error (overrun?) and can only be destroyed");
         }
         return n;
-    }
-
-    /**
-     * The downcall, with the CQ and the buffer as views in their {@link CallSession}: the linker's acquire
-     * of it is the poll's guard. A session drained after it was looked up fails in the linker, before
-     * native code; then the poll binds anew, which refuses a CQ being destroyed and a closed buffer.
-     */
-    private static int poll(NativeCq q, NativeWorkCompletions wc, NativeWorkCompletions.Bound bound, int max) {
-        for (NativeWorkCompletions.Bound b = bound; ; b = wc.boundTo(q)) {
-            try {
-                return InlineVerbs.ibv_poll_cq(q.pollCq(), b.cqPointer(), max, b.entries());
-            } catch (IllegalStateException refused) {
-                if (!b.session().isDraining()) {
-                    throw refused;
-                }
-            }
-        }
     }
 
     @Override

@@ -17,8 +17,8 @@ final class NativeCq extends NativeHandle implements CqHandle {
     private final @Nullable NativeCompChannel channel;
     private final MemorySegment pollCq;
     private final MemorySegment reqNotifyCq;
-    /** What polls hold while in flight; {@code destroyCq} quiesces it first. */
-    private final CallSessions calls = new CallSessions();
+    /** What polls hold while in flight; {@code destroyCq} quiesces them first. */
+    private final CallGuards calls = new CallGuards();
 
     NativeCq(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, int capacity,
             @Nullable NativeCompChannel channel, MemorySegment pollCq, MemorySegment reqNotifyCq) {
@@ -51,7 +51,7 @@ final class NativeCq extends NativeHandle implements CqHandle {
         return reqNotifyCq;
     }
 
-    CallSessions calls() {
+    CallGuards calls() {
         return calls;
     }
 }

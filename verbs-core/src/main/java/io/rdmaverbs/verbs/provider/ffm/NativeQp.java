@@ -20,8 +20,8 @@ final class NativeQp extends NativeHandle implements QpHandle {
     private final QpCapabilities capabilities;
     private final MemorySegment postSend;
     private final MemorySegment postRecv;
-    /** What posts hold while in flight; {@code destroyQp} quiesces it first. */
-    private final CallSessions calls = new CallSessions();
+    /** What posts hold while in flight; {@code destroyQp} quiesces them first. */
+    private final CallGuards calls = new CallGuards();
 
     NativeQp(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, QpType type, int qpNum,
             QpCapabilities requested, QpCapabilities capabilities, MemorySegment postSend, MemorySegment postRecv) {
@@ -66,7 +66,7 @@ final class NativeQp extends NativeHandle implements QpHandle {
         return postRecv;
     }
 
-    CallSessions calls() {
+    CallGuards calls() {
         return calls;
     }
 }

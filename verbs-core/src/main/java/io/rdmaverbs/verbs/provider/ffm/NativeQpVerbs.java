@@ -226,10 +226,19 @@ final class NativeQpVerbs implements QueuePairVerbs {
         if (ah != null && ah.isDestroyed()) {
             throw new IllegalStateException(ah.describe() + " was already destroyed");
         }
-        // Binding refuses a closed request and a QP destroyed or being destroyed (as pollCq does).
-        NativeWorkRequest.Bound bound = wr.boundTo(q);
+        // Binding refuses a closed request and a QP destroyed or being destroyed; after that, the guard does.
+        NativeWorkRequest.Bound b = wr.boundTo(q);
         requireOp("ibv_post_send", q, q.postSend());
-        int rc = post(true, q, wr, bound);
+        CallGuard guard = b.guard();
+        if (!guard.enter()) {
+            throw wr.refusal(guard);
+        }
+        int rc;
+        try {
+            rc = InlineVerbs.ibv_post_send(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+        } finally {
+            guard.exit();
+        }
         if (rc != 0) {
             int errno = returned(rc, wr.callState());
             throw failure("ibv_post_send", q, errno, postHint(errno, queueDepth("max_send_wr",
@@ -241,33 +250,22 @@ final class NativeQpVerbs implements QueuePairVerbs {
     public void postRecv(QpHandle qp, RecvWr request) {
         NativeQp q = provider.identify(qp, NativeQp.class);
         NativeRecvWr wr = own(request);
-        NativeWorkRequest.Bound bound = wr.boundTo(q);
+        NativeWorkRequest.Bound b = wr.boundTo(q);
         requireOp("ibv_post_recv", q, q.postRecv());
-        int rc = post(false, q, wr, bound);
+        CallGuard guard = b.guard();
+        if (!guard.enter()) {
+            throw wr.refusal(guard);
+        }
+        int rc;
+        try {
+            rc = InlineVerbs.ibv_post_recv(q.postRecv(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+        } finally {
+            guard.exit();
+        }
         if (rc != 0) {
             int errno = returned(rc, wr.callState());
             throw failure("ibv_post_recv", q, errno, postHint(errno, queueDepth("max_recv_wr",
                     q.requested().maxRecvWr(), q.capabilities().maxRecvWr()), "max_recv_sge (" + q.capabilities().maxRecvSge() + ")"));
-        }
-    }
-
-    /**
-     * {@code post_send} or {@code post_recv}, with the QP and the request as views in their
-     * {@link CallSession}: the linker's acquire of it is the post's guard. A session drained after it was
-     * looked up fails in the linker, before native code; then the post binds anew, which refuses a QP being
-     * destroyed and a closed request.
-     */
-    private static int post(boolean send, NativeQp q, NativeWorkRequest wr, NativeWorkRequest.Bound bound) {
-        for (NativeWorkRequest.Bound b = bound; ; b = wr.boundTo(q)) {
-            try {
-                return send
-                        ? InlineVerbs.ibv_post_send(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr())
-                        : InlineVerbs.ibv_post_recv(q.postRecv(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
-            } catch (IllegalStateException refused) {
-                if (!b.session().isDraining()) {
-                    throw refused;
-                }
-            }
         }
     }
 

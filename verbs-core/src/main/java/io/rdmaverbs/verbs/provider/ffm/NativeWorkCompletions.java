@@ -11,9 +11,10 @@ import io.rdmaverbs.verbs.attr.WorkCompletions;
 /**
  * {@code struct ibv_wc[capacity]} in off-heap memory of its own, which {@code poll_cq} writes and the
  * accessors read in place: polling allocates nothing. A shared arena, because the buffer may be
- * made on one thread and polled on another. A poll passes the buffer and the CQ as views in the
- * {@link CallSession} of this buffer on that CQ (bound at its first poll of that CQ), so that the linker's one acquire guards both; closing the buffer drains that session first, so it
- * waits for a poll in progress rather than freeing memory the device's library is writing.
+ * made on one thread and polled on another. A poll passes the buffer and the CQ as bare addresses, under
+ * the {@link CallGuard} of this buffer on that CQ (made at its first poll of that CQ), which guards both;
+ * closing the buffer retires its guards first, so it waits for a poll in progress rather than freeing
+ * memory the device's library is writing.
  */
 final class NativeWorkCompletions implements WorkCompletions {
 
@@ -22,8 +23,8 @@ final class NativeWorkCompletions implements WorkCompletions {
     private final MemorySegment entries;
     private final CallBindings<Bound> bindings = new CallBindings<>();
 
-    /** The segments a poll of {@code cq} passes, all in {@code session}. */
-    record Bound(CallSession session, MemorySegment cqPointer, MemorySegment entries) implements CallBindings.Binding {
+    /** What a poll of one CQ passes, under {@code guard}: the CQ and this buffer by bare address. */
+    record Bound(CallGuard guard, MemorySegment cqPointer, MemorySegment entries) implements CallBindings.Binding {
     }
 
     NativeWorkCompletions(int capacity) {
@@ -43,7 +44,13 @@ final class NativeWorkCompletions implements WorkCompletions {
         return !arena.scope().isAlive();
     }
 
-    /** The session a poll of {@code cq} passes its segments in: the open one, or a new one. */
+    /** Why a poll under {@code guard} was refused: this buffer closed, or the CQ's destroy began. */
+    IllegalStateException refusal(CallGuard guard) {
+        return guard.isRetired() ? new IllegalStateException(this + " was already closed")
+                : CallGuards.refusal(guard.target());
+    }
+
+    /** What a poll of {@code cq} passes, and its guard: made at the first poll of {@code cq}. */
     Bound boundTo(NativeCq cq) {
         Bound b = bindings.find(cq);
         return b != null ? b : bind(cq);
@@ -55,8 +62,7 @@ final class NativeWorkCompletions implements WorkCompletions {
         }
         Bound b = bindings.find(cq);
         if (b == null) {
-            CallSession s = cq.calls().open(cq);
-            b = new Bound(s, s.view(cq.pointer()), s.view(entries));
+            b = new Bound(cq.calls().open(cq), cq.pointer(), CallGuard.bare(entries));
             bindings.add(b);
         }
         return b;

@@ -16,9 +16,9 @@ import io.rdmaverbs.verbs.provider.WorkRequest;
  * begin with {@code wr_id}, {@code next}, {@code sg_list}, {@code num_sge} at the same offsets (the ABI
  * test checks both), which is what this class handles.
  *
- * <p>A post to a QP passes the QP and all of this as views in the {@link CallSession} of this request on
- * that QP (bound at its first post to that QP): the linker's one acquire of it
- * guards the QP and this memory alike. Closing the request drains that session first.
+ * <p>A post to a QP passes the QP and all of this as bare addresses, under the {@link CallGuard} of this
+ * request on that QP (made at its first post to that QP), which guards the QP and this memory alike.
+ * Closing the request retires its guards first.
  */
 abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSendWr, NativeRecvWr {
 
@@ -31,8 +31,8 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
     private final MemorySegment callState;
     private final CallBindings<Bound> bindings = new CallBindings<>();
 
-    /** The segments a post to {@code qp} passes, all in {@code session}. */
-    record Bound(CallSession session, MemorySegment qpPointer, MemorySegment wr, MemorySegment badWr,
+    /** What a post to one QP passes, under {@code guard}: the QP and this request by bare address. */
+    record Bound(CallGuard guard, MemorySegment qpPointer, MemorySegment wr, MemorySegment badWr,
             MemorySegment callState) implements CallBindings.Binding {
     }
 
@@ -82,7 +82,13 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         return !arena.scope().isAlive();
     }
 
-    /** The session a post to {@code qp} passes its segments in: the open one, or a new one. */
+    /** Why a post under {@code guard} was refused: this request closed, or the QP's destroy began. */
+    final IllegalStateException refusal(CallGuard guard) {
+        return guard.isRetired() ? new IllegalStateException(this + " was already closed")
+                : CallGuards.refusal(guard.target());
+    }
+
+    /** What a post to {@code qp} passes, and its guard: made at the first post to {@code qp}. */
     final Bound boundTo(NativeQp qp) {
         Bound b = bindings.find(qp);
         return b != null ? b : bind(qp);
@@ -94,8 +100,8 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         }
         Bound b = bindings.find(qp);
         if (b == null) {
-            CallSession s = qp.calls().open(qp);
-            b = new Bound(s, s.view(qp.pointer()), s.view(wr), s.view(badWr), s.view(callState));
+            b = new Bound(qp.calls().open(qp), qp.pointer(), CallGuard.bare(wr), CallGuard.bare(badWr),
+                    CallGuard.bare(callState));
             bindings.add(b);
         }
         return b;
