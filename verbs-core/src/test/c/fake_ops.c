@@ -269,3 +269,40 @@ void fake_fill_qp_ex(struct ibv_qp_ex *qp)
 	qp->wr_set_xrc_srqn = fake_wr_set_xrc_srqn;
 	qp->wr_set_inline_data = fake_wr_set_inline_data;
 }
+
+/*
+ * For the race tests (CallGuardRaceTest): ops that stay inside for a while, as a provider's op that
+ * reads a CQE or writes a WQE does, and count every call that was inside while the test had declared
+ * the object it touches freed (at entry or at exit). A guard that let a call in after the destroy or
+ * close began, or did not wait for one in flight, shows up in watched_calls_while_freed.
+ */
+int watched_object_freed;
+long watched_calls;
+long watched_calls_while_freed;
+
+static void watch(void)
+{
+	int freed = __atomic_load_n(&watched_object_freed, __ATOMIC_SEQ_CST);
+
+	__atomic_add_fetch(&watched_calls, 1, __ATOMIC_SEQ_CST);
+	for (volatile int i = 0; i < 20000; i++)
+		;
+	if (freed || __atomic_load_n(&watched_object_freed, __ATOMIC_SEQ_CST))
+		__atomic_add_fetch(&watched_calls_while_freed, 1, __ATOMIC_SEQ_CST);
+}
+
+int fake_poll_cq_watched(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	(void)cq; (void)num_entries;
+	wc[0].wr_id = 7;
+	watch();
+	return 0;
+}
+
+int fake_post_send_watched(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	(void)qp; (void)bad_wr;
+	last_send_wr.wr_id = wr->wr_id;
+	watch();
+	return 0;
+}

@@ -119,13 +119,15 @@ public final class CompletionQueue extends VerbsResource {
      * @return how many entries of {@code completions} are now valid
      */
     public int poll(WorkCompletions completions) {
-        enter();
+        // Not entered: the provider guards the call itself (see CompletionVerbs#destroyCq), so a poll pays one
+        // guard, not two; a close racing it ends in destroyCq, which waits for it or makes it fail.
+        checkOpen();
         try {
             return cqVerbs.pollCq(handle, completions, completions.capacity());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
-        } finally {
-            exit();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
         }
     }
 

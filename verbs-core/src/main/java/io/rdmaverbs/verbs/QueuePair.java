@@ -281,15 +281,16 @@ public final class QueuePair extends VerbsResource {
 
     /** {@code ibv_post_send}. Allocates nothing. */
     public void postSend(SendRequest request) {
-        enter();
+        // Not entered, as CompletionQueue#poll: the provider guards the post itself (see QueuePairVerbs#destroyQp).
+        checkOpen();
+        request.checkPostable(context);
+        request.checkDeviceLimits(this);
         try {
-            request.checkPostable(context);
-            request.checkDeviceLimits(this);
             qpVerbs.postSend(handle, request.wr());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
-        } finally {
-            exit();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
         }
     }
 
@@ -298,14 +299,14 @@ public final class QueuePair extends VerbsResource {
         if (srq != null) {
             throw new IllegalStateException(ref() + " receives through " + srq.ref() + ": post receives there");
         }
-        enter();
+        checkOpen();
+        request.checkPostable(context);
         try {
-            request.checkPostable(context);
             qpVerbs.postRecv(handle, request.wr());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
-        } finally {
-            exit();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
         }
     }
 

@@ -25,8 +25,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Lifetime is guarded in Java: every operation enters the resource (a counted, lock-free
  * acquisition that fails once a close has begun), and a close first stops new entries, waits for
  * those in flight, and only then calls the release verb. So a closed handle never reaches native code,
- * from any thread. A release that fails natively leaves the resource open and retryable; close is
- * idempotent.
+ * from any thread. The data path (poll, post) is the exception: it only checks the resource open, and
+ * the provider guards the call itself, once (the FFM provider: a guard per buffer or request and CQ or
+ * QP, biased to the thread that uses it, in place of the linker's acquire of the memory's arena), and
+ * its release verb waits for the calls in flight first. A release that fails natively leaves the
+ * resource open and retryable; close is idempotent.
  */
 public abstract sealed class VerbsResource implements AutoCloseable
         permits DeviceContext, ProtectionDomain, XrcDomain, CompletionChannel, CompletionQueue, SharedReceiveQueue,
@@ -323,6 +326,15 @@ public abstract sealed class VerbsResource implements AutoCloseable
         if (!lifetime.isOpen()) {
             throw closedException();
         }
+    }
+
+    /**
+     * For the data-path calls that {@link #checkOpen() check} instead of entering (their provider guards
+     * the call, so that it pays one guard): the provider's refusal of a handle a racing close is destroying
+     * is this resource's {@link ResourceClosedException}; any other refusal stands.
+     */
+    final IllegalStateException closedOr(IllegalStateException refusal) {
+        return lifetime.isOpen() ? refusal : closedException();
     }
 
     // ---- close ----------------------------------------------------------------------------------

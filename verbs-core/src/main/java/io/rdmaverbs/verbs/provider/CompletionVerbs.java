@@ -38,7 +38,10 @@ public interface CompletionVerbs {
 
     /**
      * {@code ibv_destroy_cq}; EBUSY while QPs or SRQs use it. Blocks forever while events returned by
-     * {@link #getCqEvent} are not acknowledged: callers must never call it then.
+     * {@link #getCqEvent} are not acknowledged: callers must never call it then. May run while
+     * {@link #pollCq} runs on the same CQ in other threads (the graph does not shut polls out): the
+     * provider lets those polls finish before the CQ is freed and refuses later ones with
+     * {@link IllegalStateException}; a destroy that fails leaves the CQ pollable.
      */
     void destroyCq(CqHandle cq);
 

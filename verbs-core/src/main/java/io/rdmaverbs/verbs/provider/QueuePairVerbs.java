@@ -23,7 +23,12 @@ public interface QueuePairVerbs {
      */
     QpHandle openQp(ContextHandle context, XrcdHandle xrcd, int qpNum, QpType type);
 
-    /** {@code ibv_destroy_qp}; EBUSY while attached to a multicast group. */
+    /**
+     * {@code ibv_destroy_qp}; EBUSY while attached to a multicast group. May run while {@link #postSend}
+     * or {@link #postRecv} run on the same QP in other threads, as {@link CompletionVerbs#destroyCq} may
+     * with polls: those posts finish before the QP is freed, later ones fail with
+     * {@link IllegalStateException}.
+     */
     void destroyQp(QpHandle qp);
 
     /** {@code ibv_modify_qp}. */

@@ -168,10 +168,17 @@ final class NativeCompletionVerbs implements CompletionVerbs {
     @Override
     public void destroyCq(CqHandle cq) {
         NativeCq q = provider.live(cq, NativeCq.class);
+        // No poll is in flight from here on, from any thread: ibv_destroy_cq(3) frees what poll_cq reads.
+        q.calls().quiesce();
         MemorySegment state = CallState.current();
-        released("ibv_destroy_cq", q, Libibverbs.ibv_destroy_cq(state, q.pointer()), state,
-                "QPs or SRQs still use it: destroy them first",
-                "could not destroy the CQ");
+        try {
+            released("ibv_destroy_cq", q, Libibverbs.ibv_destroy_cq(state, q.pointer()), state,
+                    "QPs or SRQs still use it: destroy them first",
+                    "could not destroy the CQ");
+        } catch (RuntimeException e) {
+            q.calls().resume();
+            throw e;
+        }
         cqs.remove(q.pointer().address(), q);
     }
 
@@ -188,19 +195,27 @@ final class NativeCompletionVerbs implements CompletionVerbs {
 
     @Override
     public int pollCq(CqHandle cq, WorkCompletions completions, int max) {
-        NativeCq q = provider.live(cq, NativeCq.class);
+        NativeCq q = provider.identify(cq, NativeCq.class);
         if (!(completions instanceof NativeWorkCompletions wc)) {
             throw new IllegalArgumentException(completions + " was not created by the native provider "
                     + "(use newWorkCompletions)");
         }
-        if (wc.isClosed()) {
-            throw new IllegalStateException(wc + " was already closed");
-        }
+        // Binding refuses a closed buffer and a CQ destroyed or being destroyed; after that, the guard does.
+        NativeWorkCompletions.Bound b = wc.boundTo(q);
         if (max < 0 || max > wc.capacity()) {
             throw new IllegalArgumentException("max must be 0.." + wc.capacity() + ", was " + max);
         }
         requireOp("ibv_poll_cq", q, q.pollCq());
-        int n = InlineVerbs.ibv_poll_cq(q.pollCq(), q.pointer(), max, wc.entries());
+        CallGuard guard = b.guard();
+        if (!guard.enter()) {
+            throw wc.refusal(guard);
+        }
+        int n;
+        try {
+            n = InlineVerbs.ibv_poll_cq(q.pollCq(), b.cqPointer(), max, b.entries());
+        } finally {
+            guard.exit();
+        }
         if (n < 0) {
             // poll_cq reports errors by a negative count and no errno.
             throw new VerbsException("ibv_poll_cq", q.describe(), null, "the provider returned " + n

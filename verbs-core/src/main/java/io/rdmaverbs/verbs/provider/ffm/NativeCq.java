@@ -19,6 +19,8 @@ final class NativeCq extends NativeHandle implements CqHandle {
     private final MemorySegment reqNotifyCq;
     /** The polling functions of an extended CQ ({@code ibv_create_cq_ex}); null for a classic one. */
     private @Nullable NativeCqExPoller exPoller;
+    /** What polls hold while in flight; {@code destroyCq} quiesces them first. */
+    private final CallGuards calls = new CallGuards();
 
     NativeCq(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, int capacity,
             @Nullable NativeCompChannel channel, MemorySegment pollCq, MemorySegment reqNotifyCq) {
@@ -58,5 +60,9 @@ final class NativeCq extends NativeHandle implements CqHandle {
 
     @Nullable NativeCqExPoller exPoller() {
         return exPoller;
+    }
+
+    CallGuards calls() {
+        return calls;
     }
 }

@@ -24,6 +24,8 @@ final class NativeQp extends NativeHandle implements QpHandle {
     private final MemorySegment postRecv;
     /** The new post API of a QP created with send ops; null for another. */
     private @Nullable NativeQpExOps exOps;
+    /** What posts hold while in flight; {@code destroyQp} quiesces them first. */
+    private final CallGuards calls = new CallGuards();
 
     NativeQp(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, QpType type, int qpNum,
             QpCapabilities requested, QpCapabilities capabilities, MemorySegment postSend, MemorySegment postRecv) {
@@ -75,5 +77,9 @@ final class NativeQp extends NativeHandle implements QpHandle {
 
     @Nullable NativeQpExOps exOps() {
         return exOps;
+    }
+
+    CallGuards calls() {
+        return calls;
     }
 }

@@ -173,10 +173,17 @@ final class NativeQpVerbs implements QueuePairVerbs {
     @Override
     public void destroyQp(QpHandle qp) {
         NativeQp q = provider.live(qp, NativeQp.class);
+        // No post is in flight from here on, from any thread: ibv_destroy_qp(3) frees what post_send reads.
+        q.calls().quiesce();
         MemorySegment state = CallState.current();
-        released("ibv_destroy_qp", q, Libibverbs.ibv_destroy_qp(state, q.pointer()), state,
-                "it is still attached to a multicast group: detach it first",
-                "could not destroy the QP");
+        try {
+            released("ibv_destroy_qp", q, Libibverbs.ibv_destroy_qp(state, q.pointer()), state,
+                    "it is still attached to a multicast group: detach it first",
+                    "could not destroy the QP");
+        } catch (RuntimeException e) {
+            q.calls().resume();
+            throw e;
+        }
         qps.remove(q.pointer().address(), q);
     }
 
@@ -246,14 +253,24 @@ final class NativeQpVerbs implements QueuePairVerbs {
 
     @Override
     public void postSend(QpHandle qp, SendWr request) {
-        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeQp q = provider.identify(qp, NativeQp.class);
         NativeSendWr wr = own(request);
         requireLiveAddressHandle(wr);
+        // Binding refuses a closed request and a QP destroyed or being destroyed; after that, the guard does.
+        NativeWorkRequest.Bound b = wr.boundTo(q);
         requireOp("ibv_post_send", q, q.postSend());
-        MemorySegment state = wr.callState();
-        int rc = InlineVerbs.ibv_post_send(q.postSend(), state, q.pointer(), wr.wr(), wr.badWr());
+        CallGuard guard = b.guard();
+        if (!guard.enter()) {
+            throw wr.refusal(guard);
+        }
+        int rc;
+        try {
+            rc = InlineVerbs.ibv_post_send(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+        } finally {
+            guard.exit();
+        }
         if (rc != 0) {
-            int errno = returned(rc, state);
+            int errno = returned(rc, wr.callState());
             throw failure("ibv_post_send", q, errno, sendHint(q, errno));
         }
     }
@@ -294,13 +311,22 @@ final class NativeQpVerbs implements QueuePairVerbs {
 
     @Override
     public void postRecv(QpHandle qp, RecvWr request) {
-        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeQp q = provider.identify(qp, NativeQp.class);
         NativeRecvWr wr = own(request);
+        NativeWorkRequest.Bound b = wr.boundTo(q);
         requireOp("ibv_post_recv", q, q.postRecv());
-        MemorySegment state = wr.callState();
-        int rc = InlineVerbs.ibv_post_recv(q.postRecv(), state, q.pointer(), wr.wr(), wr.badWr());
+        CallGuard guard = b.guard();
+        if (!guard.enter()) {
+            throw wr.refusal(guard);
+        }
+        int rc;
+        try {
+            rc = InlineVerbs.ibv_post_recv(q.postRecv(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+        } finally {
+            guard.exit();
+        }
         if (rc != 0) {
-            int errno = returned(rc, state);
+            int errno = returned(rc, wr.callState());
             throw failure("ibv_post_recv", q, errno, recvHint(q, errno));
         }
     }

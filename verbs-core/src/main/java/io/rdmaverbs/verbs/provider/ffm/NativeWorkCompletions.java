@@ -11,14 +11,21 @@ import io.rdmaverbs.verbs.attr.WorkCompletions;
 /**
  * {@code struct ibv_wc[capacity]} in off-heap memory of its own, which {@code poll_cq} writes and the
  * accessors read in place: polling allocates nothing. A shared arena, because the buffer may be
- * made on one thread and polled on another; closing it while a poll is in progress fails rather
- * than freeing memory the device's library is writing.
+ * made on one thread and polled on another. A poll passes the buffer and the CQ as bare addresses, under
+ * the {@link CallGuard} of this buffer on that CQ (made at its first poll of that CQ), which guards both;
+ * closing the buffer retires its guards first, so it waits for a poll in progress rather than freeing
+ * memory the device's library is writing.
  */
 final class NativeWorkCompletions implements WorkCompletions {
 
     private final Arena arena = Arena.ofShared();
     private final int capacity;
     private final MemorySegment entries;
+    private final CallBindings<Bound> bindings = new CallBindings<>();
+
+    /** What a poll of one CQ passes, under {@code guard}: the CQ and this buffer by bare address. */
+    record Bound(CallGuard guard, MemorySegment cqPointer, MemorySegment entries) implements CallBindings.Binding {
+    }
 
     NativeWorkCompletions(int capacity) {
         if (capacity < 1) {
@@ -35,6 +42,30 @@ final class NativeWorkCompletions implements WorkCompletions {
 
     boolean isClosed() {
         return !arena.scope().isAlive();
+    }
+
+    /** Why a poll under {@code guard} was refused: this buffer closed, or the CQ's destroy began. */
+    IllegalStateException refusal(CallGuard guard) {
+        return guard.isRetired() ? new IllegalStateException(this + " was already closed")
+                : CallGuards.refusal(guard.target());
+    }
+
+    /** What a poll of {@code cq} passes, and its guard: made at the first poll of {@code cq}. */
+    Bound boundTo(NativeCq cq) {
+        Bound b = bindings.find(cq);
+        return b != null ? b : bind(cq);
+    }
+
+    private synchronized Bound bind(NativeCq cq) {
+        if (isClosed()) {
+            throw new IllegalStateException(this + " was already closed");
+        }
+        Bound b = bindings.find(cq);
+        if (b == null) {
+            b = new Bound(cq.calls().open(cq), cq.pointer(), CallGuard.bare(entries));
+            bindings.add(b);
+        }
+        return b;
     }
 
     @Override
@@ -101,6 +132,7 @@ final class NativeWorkCompletions implements WorkCompletions {
     @Override
     public synchronized void close() {
         if (arena.scope().isAlive()) {
+            bindings.retireAll();
             arena.close();
         }
     }

@@ -17,6 +17,10 @@ import org.jspecify.annotations.Nullable;
  * off-heap segment: setters write the C struct directly and posting passes it as it is. Both structs
  * begin with {@code wr_id}, {@code next}, {@code sg_list}, {@code num_sge} at the same offsets (the ABI
  * test checks both), which is what this class handles.
+ *
+ * <p>A post to a QP passes the QP and all of this as bare addresses, under the {@link CallGuard} of this
+ * request on that QP (made at its first post to that QP), which guards the QP and this memory alike.
+ * Closing the request retires its guards first.
  */
 abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSendWr, NativeRecvWr {
 
@@ -29,6 +33,12 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
     private final MemorySegment sgList;
     private final MemorySegment badWr;
     private final MemorySegment callState;
+    private final CallBindings<Bound> bindings = new CallBindings<>();
+
+    /** What a post to one QP passes, under {@code guard}: the QP and this request by bare address. */
+    record Bound(CallGuard guard, MemorySegment qpPointer, MemorySegment wr, MemorySegment badWr,
+            MemorySegment callState) implements CallBindings.Binding {
+    }
 
     NativeWorkRequest(StructLayout layout, int maxSge) {
         if (maxSge < 0) {
@@ -102,6 +112,31 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         return !arena.scope().isAlive();
     }
 
+    /** Why a post under {@code guard} was refused: this request closed, or the QP's destroy began. */
+    final IllegalStateException refusal(CallGuard guard) {
+        return guard.isRetired() ? new IllegalStateException(this + " was already closed")
+                : CallGuards.refusal(guard.target());
+    }
+
+    /** What a post to {@code qp} passes, and its guard: made at the first post to {@code qp}. */
+    final Bound boundTo(NativeQp qp) {
+        Bound b = bindings.find(qp);
+        return b != null ? b : bind(qp);
+    }
+
+    private synchronized Bound bind(NativeQp qp) {
+        if (isClosed()) {
+            throw new IllegalStateException(this + " was already closed");
+        }
+        Bound b = bindings.find(qp);
+        if (b == null) {
+            b = new Bound(qp.calls().open(qp), qp.pointer(), CallGuard.bare(wr), CallGuard.bare(badWr),
+                    CallGuard.bare(callState));
+            bindings.add(b);
+        }
+        return b;
+    }
+
     @Override
     public final int maxSge() {
         return maxSge;
@@ -171,6 +206,7 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
             throw new IllegalStateException(this + " is a slot of a chain: close the chain");
         }
         if (arena.scope().isAlive()) {
+            bindings.retireAll();
             arena.close();
         }
     }

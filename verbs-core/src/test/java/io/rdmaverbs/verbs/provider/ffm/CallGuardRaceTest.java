@@ -1,0 +1,255 @@
+package io.rdmaverbs.verbs.provider.ffm;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.QpType;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.QueuePairVerbs;
+import io.rdmaverbs.verbs.provider.SendWr;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * "A closed handle never reaches native code, from any thread", with the data path guarded only by each
+ * call's {@link CallGuard} (the downcalls pass bare addresses, so the linker keeps nothing alive):
+ * threads poll and post in a loop through ops of {@code fake_ops.c} that stay inside for a few
+ * microseconds, while the test runs the first step of a destroy (the quiesce before
+ * {@code ibv_destroy_cq}/{@code ibv_destroy_qp}, which on this fake object would free nothing) or closes
+ * a buffer or request, and then declares the object freed to the ops. An op that is inside while the
+ * object is declared freed is a call that passed the guard too late, or that the guard did not wait for.
+ */
+class CallGuardRaceTest {
+
+    private static final int THREADS = 3;
+    private static SymbolLookup fakeOps;
+
+    private final NativeVerbsProvider provider = NativeVerbsProvider.load();
+    private final CompletionVerbs cqVerbs = provider.completionVerbs();
+    private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
+    private final Arena arena = Arena.ofShared();
+    private final FakeVerbsContext device = new FakeVerbsContext(arena);
+    private final NativeContext context = device.handle(provider, "rxe0");
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final Set<String> refusals = ConcurrentHashMap.newKeySet();
+    private final List<Thread> threads = new ArrayList<>();
+    private NativeCq cq;
+    private NativeQp qp;
+    /* Looked up once: declaring the object freed must follow the step under test at once. */
+    private MemorySegment freed;
+
+    @BeforeAll
+    static void buildFakeOps() throws Exception {
+        NativePrerequisites.require(CCompiler.unavailable());
+        Path library = CCompiler.sharedLibrary("fake_ops.c");
+        fakeOps = SymbolLookup.libraryLookup(library, Arena.global());
+    }
+
+    @BeforeEach
+    void createObjects() {
+        freed = global("watched_object_freed", 4);
+        freed.set(JAVA_INT, 0, 0);
+        global("watched_calls", 8).set(JAVA_LONG, 0, 0);
+        global("watched_calls_while_freed", 8).set(JAVA_LONG, 0, 0);
+        MemorySegment watchedPoll = fakeOps.find("fake_poll_cq_watched").orElseThrow();
+        MemorySegment watchedPost = fakeOps.find("fake_post_send_watched").orElseThrow();
+        cq = new NativeCq(provider, device.object(IbvCq.LAYOUT), context, 16, null, watchedPoll, MemorySegment.NULL);
+        qp = new NativeQp(provider, device.object(IbvQp.LAYOUT), context, QpType.RC, 0x11, QpCapabilities.of(8, 8),
+                QpCapabilities.of(8, 8), watchedPost, MemorySegment.NULL);
+    }
+
+    @AfterEach
+    void stopThreadsAndFreeFakeDevice() throws InterruptedException {
+        stop.set(true);
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(10));
+        }
+        arena.close();
+    }
+
+    @Test
+    void noPollIsInsidePollCqOnceTheCqsDestroyHasQuiescedItFromAnotherThread() throws Exception {
+        for (int i = 0; i < THREADS; i++) {
+            WorkCompletions wc = cqVerbs.newWorkCompletions(1);
+            inLoop(() -> cqVerbs.pollCq(cq, wc, 1));
+        }
+        awaitCallsInFlight();
+
+        cq.calls().quiesce();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("polls inside a freed CQ").isZero();
+        assertThat(refusals).containsExactly(cq.describe() + " is being destroyed");
+    }
+
+    @Test
+    void aBufferThreadsShareAgainstTheContractIsGuardedAsWellOnceTheCqsDestroyHasQuiescedIt() throws Exception {
+        // One buffer, several threads: only the first is the guard's owner, the others take its shared path.
+        WorkCompletions wc = cqVerbs.newWorkCompletions(1);
+        for (int i = 0; i < THREADS; i++) {
+            inLoop(() -> cqVerbs.pollCq(cq, wc, 1));
+        }
+        awaitCallsInFlight();
+
+        cq.calls().quiesce();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("polls inside a freed CQ").isZero();
+        assertThat(refusals).containsExactly(cq.describe() + " is being destroyed");
+    }
+
+    @Test
+    void noPostIsInsidePostSendOnceTheQpsDestroyHasQuiescedItFromAnotherThread() throws Exception {
+        for (int i = 0; i < THREADS; i++) {
+            SendWr wr = qpVerbs.newSendWr(1);
+            inLoop(() -> qpVerbs.postSend(qp, wr));
+        }
+        awaitCallsInFlight();
+
+        qp.calls().quiesce();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("posts inside a freed QP").isZero();
+        assertThat(refusals).containsExactly(qp.describe() + " is being destroyed");
+    }
+
+    @Test
+    void closingABufferAnotherThreadPollsIntoWaitsForThePollInsteadOfFreeingItUnderTheOp() throws Exception {
+        WorkCompletions wc = cqVerbs.newWorkCompletions(1);
+        inLoop(() -> cqVerbs.pollCq(cq, wc, 1));
+        awaitCallsInFlight();
+
+        wc.close();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("polls into a freed buffer").isZero();
+        assertThat(refusals).isNotEmpty()
+                .allMatch(m -> m.startsWith("ibv_wc[1]@") && m.endsWith(" was already closed"));
+    }
+
+    @Test
+    void closingARequestAnotherThreadPostsWaitsForThePostInsteadOfFreeingItUnderTheOp() throws Exception {
+        SendWr wr = qpVerbs.newSendWr(1);
+        inLoop(() -> qpVerbs.postSend(qp, wr));
+        awaitCallsInFlight();
+
+        wr.close();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("posts of a freed request").isZero();
+        assertThat(refusals).isNotEmpty()
+                .allMatch(m -> m.startsWith("ibv_send_wr@") && m.endsWith(" was already closed"));
+    }
+
+    @Test
+    void aDestroyThatFailsLeavesTheCqAndQpUsableAgain() {
+        try (WorkCompletions wc = cqVerbs.newWorkCompletions(1); SendWr wr = qpVerbs.newSendWr(1)) {
+            cqVerbs.pollCq(cq, wc, 1);
+            qpVerbs.postSend(qp, wr);
+            cq.calls().quiesce();
+            qp.calls().quiesce();
+
+            assertThatThrownBy(() -> cqVerbs.pollCq(cq, wc, 1)).hasMessage(cq.describe() + " is being destroyed");
+            assertThatThrownBy(() -> qpVerbs.postSend(qp, wr)).hasMessage(qp.describe() + " is being destroyed");
+
+            // What destroyCq and destroyQp do when the destroy verb fails.
+            cq.calls().resume();
+            qp.calls().resume();
+            long before = global("watched_calls", 8).get(JAVA_LONG, 0);
+            assertThat(cqVerbs.pollCq(cq, wc, 1)).isZero();
+            qpVerbs.postSend(qp, wr);
+            assertThat(global("watched_calls", 8).get(JAVA_LONG, 0)).isEqualTo(before + 2);
+        }
+    }
+
+    @Test
+    void aBufferPollsAnotherCqUnderAGuardOfItsOwnAndTheFirstCqsDestroyDoesNotStopIt() {
+        NativeCq other = new NativeCq(provider, device.object(IbvCq.LAYOUT), context, 16, null,
+                fakeOps.find("fake_poll_cq_watched").orElseThrow(), MemorySegment.NULL);
+        try (WorkCompletions wc = cqVerbs.newWorkCompletions(1)) {
+            cqVerbs.pollCq(cq, wc, 1);
+            cqVerbs.pollCq(other, wc, 1);
+            cq.calls().quiesce();
+
+            assertThat(cqVerbs.pollCq(other, wc, 1)).isZero();
+            assertThatThrownBy(() -> cqVerbs.pollCq(cq, wc, 1)).hasMessage(cq.describe() + " is being destroyed");
+        }
+    }
+
+    @Test
+    void aBufferPollingTwoCqsInTurnKeepsAGuardOnEachAndAllocatesNothingOnceCompiled() {
+        MemorySegment fastPoll = fakeOps.find("fake_poll_cq").orElseThrow();
+        NativeCq first = new NativeCq(provider, device.object(IbvCq.LAYOUT), context, 16, null, fastPoll,
+                MemorySegment.NULL);
+        NativeCq other = new NativeCq(provider, device.object(IbvCq.LAYOUT), context, 16, null, fastPoll,
+                MemorySegment.NULL);
+        var threadBean = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().threadId();
+        try (WorkCompletions wc = cqVerbs.newWorkCompletions(1)) {
+            long fewest = Long.MAX_VALUE;
+            for (int round = 0; round < 20 && fewest > 0; round++) {
+                long before = threadBean.getThreadAllocatedBytes(thread);
+                for (int i = 0; i < 50_000; i++) {
+                    cqVerbs.pollCq(first, wc, 1);
+                    cqVerbs.pollCq(other, wc, 1);
+                }
+                fewest = Math.min(fewest, threadBean.getThreadAllocatedBytes(thread) - before);
+            }
+
+            assertThat(fewest).as("bytes allocated by 50000 rounds of polling two CQs in turn").isZero();
+        }
+    }
+
+    /** Runs {@code call} on a thread of its own until the test ends, keeping the messages of its refusals. */
+    private void inLoop(Runnable call) {
+        threads.add(Thread.ofPlatform().daemon().start(() -> {
+            while (!stop.get()) {
+                try {
+                    call.run();
+                } catch (IllegalStateException refused) {
+                    refusals.add(refused.getMessage());
+                }
+            }
+        }));
+    }
+
+    /** Returns once every thread has made calls, so that the step under test races calls in flight. */
+    private void awaitCallsInFlight() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (global("watched_calls", 8).get(JAVA_LONG, 0) < 500L * threads.size()) {
+            assertThat(System.nanoTime()).as("the threads got calls through").isLessThan(deadline);
+            Thread.sleep(1);
+        }
+    }
+
+    /** Tells the ops the object is gone, and lets the threads go on trying for a while. */
+    private void declareFreed() throws InterruptedException {
+        freed.set(JAVA_INT, 0, 1);
+        long calls = global("watched_calls", 8).get(JAVA_LONG, 0);
+        Thread.sleep(100);
+        assertThat(global("watched_calls", 8).get(JAVA_LONG, 0)).as("calls that got in after the step")
+                .isEqualTo(calls);
+    }
+
+    private static MemorySegment global(String name, long size) {
+        return fakeOps.find(name).orElseThrow().reinterpret(size);
+    }
+}
