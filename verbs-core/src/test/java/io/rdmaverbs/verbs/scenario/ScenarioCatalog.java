@@ -16,6 +16,7 @@ public final class ScenarioCatalog {
         all.addAll(TrafficScenarios.all());
         all.addAll(XrcScenarios.all());
         all.addAll(ArgumentScenarios.all());
+        all.addAll(CmScenarios.all());
         return List.copyOf(all);
     }
 }
