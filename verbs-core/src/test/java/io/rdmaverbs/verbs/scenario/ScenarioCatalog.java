@@ -17,6 +17,7 @@ public final class ScenarioCatalog {
         all.addAll(XrcScenarios.all());
         all.addAll(ArgumentScenarios.all());
         all.addAll(CmScenarios.all());
+        all.addAll(ConnectionScenarios.all());
         return List.copyOf(all);
     }
 }
