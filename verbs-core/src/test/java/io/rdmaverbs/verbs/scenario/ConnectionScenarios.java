@@ -157,8 +157,10 @@ final class ConnectionScenarios {
                     ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)), unanswered::add));
             CompletableFuture<Connection> connect = client.connectAsync(ConnectSpec.to(listener.address())
                     .timeout(Duration.ofSeconds(5)));
-            eventually("the request reaches the handler", () -> listener.pendingRequests().size() == 1);
+            // The loop thread makes the request pending; the handler sees it afterwards, on its lane.
+            eventually("the request reaches the handler", () -> unanswered.size() == 1);
             ConnectionRequest request = unanswered.getFirst();
+            assertThat(listener.pendingRequests()).containsExactly(request);
             CloseRefusedException refused = steps.refused("close the listener, strict", listener::close);
             assertThat(refused.stuckReferences()).anySatisfy(s -> {
                 assertThat(s.cause()).isEqualTo(Cause.PENDING_CONNECTION_REQUEST);
