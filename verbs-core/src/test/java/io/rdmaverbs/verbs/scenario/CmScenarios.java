@@ -91,6 +91,17 @@ final class CmScenarios {
                         + "nothing", CmScenarios::badArgumentsAndWrongState));
     }
 
+    /**
+     * The scenarios that make no connection, which {@link FaultSweepTest} sweeps. The others wait for
+     * events a fault can prevent (bounded by {@link #EVENT_WAIT}), and a cascade of a graph that holds
+     * both ends of a connection waits the disconnect timeout for a DREP its own other end sends only
+     * when it is closed in turn: a sweep of them position by position takes minutes, not seconds.
+     */
+    static List<Scenario> withoutConnection() {
+        List<String> connecting = List.of("connect, accept", "a reject", "a connected id", "a listening id");
+        return all().stream().filter(s -> connecting.stream().noneMatch(s.name()::contains)).toList();
+    }
+
     // ---- scenarios ------------------------------------------------------------------------------------
 
     static void connectAcceptExchangeDisconnect(ScenarioRun run) throws Exception {
@@ -514,6 +525,26 @@ final class CmScenarios {
         CmEvent event = next.orElseThrow(() -> new AssertionError(side + ": no " + type.cName() + " in " + EVENT_WAIT));
         assertThat(event.type()).as("%s: the event after %s", side, steps.outcomes()).isEqualTo(type);
         return event;
+    }
+
+    /**
+     * {@link #expect}, but the request behind the event is asynchronous: when {@code request} fails first
+     * (it never sent what the event answers), its failure ends the wait instead of the timeout.
+     */
+    static CmEvent expectUnless(java.util.concurrent.CompletableFuture<?> request, Steps steps, String side,
+            CmEventChannel channel, CmEventType type) {
+        long deadline = System.nanoTime() + EVENT_WAIT.toNanos();
+        while (!request.isCompletedExceptionally() && System.nanoTime() < deadline) {
+            Optional<CmEvent> next = channel.awaitEvent(QUIET);
+            if (next.isPresent()) {
+                steps.observed(side + ": next event", describe(next.get()));
+                assertThat(next.get().type()).as("%s: the event after %s", side, steps.outcomes()).isEqualTo(type);
+                return next.get();
+            }
+        }
+        request.join();
+        steps.observed(side + ": next event", "none in " + EVENT_WAIT);
+        throw new AssertionError(side + ": no " + type.cName() + " in " + EVENT_WAIT);
     }
 
     /** {@link #expect} and acknowledge. */

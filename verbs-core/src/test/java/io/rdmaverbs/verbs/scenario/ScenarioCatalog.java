@@ -20,4 +20,13 @@ public final class ScenarioCatalog {
         all.addAll(ConnectionScenarios.all());
         return List.copyOf(all);
     }
+
+    /** The scenarios {@link FaultSweepTest} sweeps: all but those that make connections ({@link CmScenarios#withoutConnection()}). */
+    public static List<Scenario> faultSweepable() {
+        java.util.Set<String> connecting = new java.util.HashSet<>();
+        CmScenarios.all().forEach(s -> connecting.add(s.name()));
+        ConnectionScenarios.all().forEach(s -> connecting.add(s.name()));
+        CmScenarios.withoutConnection().forEach(s -> connecting.remove(s.name()));
+        return all().stream().filter(s -> !connecting.contains(s.name())).toList();
+    }
 }

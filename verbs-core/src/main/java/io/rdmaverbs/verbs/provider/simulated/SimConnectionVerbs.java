@@ -402,7 +402,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     /**
      * {@code rdma_create_qp}: checks, as librdmacm does, that the PD is of the id's context and the QP
      * type fits the port space, creates the QP ({@code ibv_create_qp_ex}) and moves it to INIT (a UD QP
-     * on to RTS, with {@code RDMA_UDP_QKEY}).
+     * on to RTS, with {@code RDMA_UDP_QKEY}); when a move fails, the QP is destroyed again.
      */
     @Override
     public QpHandle createQp(CmIdHandle id, QpInitSpec spec) {
@@ -435,12 +435,19 @@ final class SimConnectionVerbs implements ConnectionVerbs {
                         + " (id->verbs): allocate the PD and CQs in ConnectionVerbs.context(id)");
             }
             SimQp qp = (SimQp) qps.createQp(ctx, spec);
-            if (expected == QpType.RC) {
-                qps.modifyQp(qp, QpModification.init(1, 0, EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ)));
-            } else {
-                qps.modifyQp(qp, QpModification.initDatagram(1, 0, UDP_QKEY));
-                qps.modifyQp(qp, QpModification.to(QpState.RTR));
-                qps.modifyQp(qp, QpModification.readyToSend(QpType.UD, 0));
+            try {
+                if (expected == QpType.RC) {
+                    qps.modifyQp(qp, QpModification.init(1, 0, EnumSet.of(AccessFlag.REMOTE_WRITE,
+                            AccessFlag.REMOTE_READ)));
+                } else {
+                    qps.modifyQp(qp, QpModification.initDatagram(1, 0, UDP_QKEY));
+                    qps.modifyQp(qp, QpModification.to(QpState.RTR));
+                    qps.modifyQp(qp, QpModification.readyToSend(QpType.UD, 0));
+                }
+            } catch (RuntimeException e) {
+                // librdmacm's rdma_create_qp_ex destroys the QP it could not bring up, and fails.
+                qps.destroyQp(qp);
+                throw e;
             }
             cmId.qp = qp;
             return qp;

@@ -213,6 +213,15 @@ public final class SimulatedProvider implements VerbsProvider {
         connectionVerbs.setCmRetryTimeout(timeout);
     }
 
+    /**
+     * The device's contexts that the connection manager opened for itself (librdmacm's, which live as
+     * long as the process and which {@link ResourceCounts#contexts()} includes): 0 or 1.
+     */
+    public int connectionManagerContexts(String deviceName) {
+        SimDevice d = deviceVerbs.device(deviceName);
+        return locked(d, () -> (int) d.contexts.stream().filter(c -> c.ownedByConnectionManager).count());
+    }
+
     /** The CM ids of this host not destroyed yet, like {@code rdma resource show cm_id}. */
     public int liveCmIds() {
         return connectionVerbs.liveIds();

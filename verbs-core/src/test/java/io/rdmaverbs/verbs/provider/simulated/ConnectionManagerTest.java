@@ -480,6 +480,22 @@ class ConnectionManagerTest {
     }
 
     @Test
+    void aQueuePairRdmaCreateQpCannotMoveToInitIsDestroyedAgainAsLibrdmacmDoes() {
+        CmChannelHandle channel = client.createEventChannel();
+        CmIdHandle active = resolved(channel, serverAddress);
+        ContextHandle ctx = client.context(active);
+        PdHandle pd = clientHost.domainVerbs().allocPd(ctx);
+        CqHandle cq = clientHost.completionVerbs().createCq(ctx, 8, null, 0);
+        clientHost.faults().failCall("ibv_modify_qp", 1, Errno.EINVAL);
+
+        assertVerbFails(() -> client.createQp(active, new QpInitSpec(QpType.RC, pd, null, cq, cq, null,
+                QpCapabilities.of(8, 8), false)), "ibv_modify_qp", Errno.EINVAL);
+
+        assertThat(client.qp(active)).isNull();
+        assertThat(clientHost.resourceCounts("rxe1").qps()).as("no QP left behind").isZero();
+    }
+
+    @Test
     void aWaiterWithoutTimeoutGetsTheRequestOfAnotherHostAndAWakeEndsTheNextWaitOnly() throws Exception {
         CmChannelHandle serverChannel = server.createEventChannel();
         CmChannelHandle clientChannel = client.createEventChannel();
