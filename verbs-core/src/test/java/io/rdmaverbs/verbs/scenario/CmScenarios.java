@@ -10,7 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.zip.CRC32;
 
 import io.rdmaverbs.verbs.ClosePolicy;
@@ -172,7 +175,7 @@ final class CmScenarios {
             ack(steps, "client", channel, CmEventType.ADDR_RESOLVED);
             steps.ok("rdma_resolve_route", () -> id.resolveRoute(RESOLVE));
             ack(steps, "client", channel, CmEventType.ROUTE_RESOLVED);
-            DeviceContext ctx = java.util.Objects.requireNonNull(id.context());
+            DeviceContext ctx = Objects.requireNonNull(id.context());
             ProtectionDomain pd = ctx.allocateProtectionDomain("pd");
             CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(16), "cq");
             id.createQueuePair(pd, QueuePairSpec.rc(cq, cq, CAPS), "qp");
@@ -191,7 +194,7 @@ final class CmScenarios {
         CmId second = steps.make("rdma_create_id", () -> channel.createId(CmPortSpace.TCP, "second"));
         steps.ok("rdma_bind_addr, port 0", () -> first.bind(new InetSocketAddress(run.cmAddress(), 0)));
         steps.ok("rdma_listen", () -> first.listen(4));
-        InetSocketAddress bound = java.util.Objects.requireNonNull(first.localAddress());
+        InetSocketAddress bound = Objects.requireNonNull(first.localAddress());
         assertThat(bound.getPort()).as("port 0 picked one").isPositive();
         VerbsException e = steps.fails("rdma_bind_addr to the port in use", Errno.EADDRINUSE, () -> second.bind(bound));
         assertThat(e.verb()).isEqualTo("rdma_bind_addr");
@@ -226,7 +229,7 @@ final class CmScenarios {
         CmEventChannel channel = steps.make("rdma_create_event_channel", () -> run.verbs().createCmEventChannel("ch"));
         CmId id = steps.make("rdma_create_id", () -> channel.createId(CmPortSpace.TCP, "id"));
         steps.ok("rdma_bind_addr", () -> id.bind(new InetSocketAddress(run.cmAddress(), 0)));
-        DeviceContext ctx = java.util.Objects.requireNonNull(id.context(), "a bound id has librdmacm's context");
+        DeviceContext ctx = Objects.requireNonNull(id.context(), "a bound id has librdmacm's context");
         assertThat(ctx.isAdopted()).isTrue();
         ProtectionDomain pd = steps.make("ibv_alloc_pd on id->verbs", () -> ctx.allocateProtectionDomain("pd"));
         CompletionQueue cq = steps.make("ibv_create_cq on id->verbs",
@@ -338,7 +341,7 @@ final class CmScenarios {
     static void badArgumentsAndWrongState(ScenarioRun run) throws Exception {
         Steps steps = run.steps();
         InetAddress address = run.cmAddress();
-        java.util.Map<String, Integer> before = run.liveObjects();
+        Map<String, Integer> before = run.liveObjects();
         CmEventChannel channel = steps.make("rdma_create_event_channel", () -> run.verbs().createCmEventChannel("ch"));
         CmId id = steps.make("rdma_create_id", () -> channel.createId(CmPortSpace.TCP, "id"));
         steps.rejected("rdma_create_id without a port space", NullPointerException.class,
@@ -394,7 +397,7 @@ final class CmScenarios {
         int listen(Steps steps) throws Exception {
             steps.ok("rdma_bind_addr, port 0", () -> listener.bind(new InetSocketAddress(run.cmAddress(), 0)));
             steps.ok("rdma_listen", () -> listener.listen(4));
-            return java.util.Objects.requireNonNull(listener.localAddress()).getPort();
+            return Objects.requireNonNull(listener.localAddress()).getPort();
         }
 
         /** A client id resolved towards the listener, with a PD, CQ and QP on librdmacm's context. */
@@ -415,7 +418,7 @@ final class CmScenarios {
         static final int BUFFER = 4096;
 
         static Side on(Steps steps, String side, CmId id) throws Exception {
-            DeviceContext ctx = java.util.Objects.requireNonNull(id.context(), "a resolved id has a context");
+            DeviceContext ctx = Objects.requireNonNull(id.context(), "a resolved id has a context");
             assertThat(ctx.isAdopted()).as("librdmacm's own context").isTrue();
             ProtectionDomain pd = steps.make("ibv_alloc_pd, " + side, () -> ctx.allocateProtectionDomain(side + "/pd"));
             CompletionQueue cq = steps.make("ibv_create_cq, " + side,
@@ -531,7 +534,7 @@ final class CmScenarios {
      * {@link #expect}, but the request behind the event is asynchronous: when {@code request} fails first
      * (it never sent what the event answers), its failure ends the wait instead of the timeout.
      */
-    static CmEvent expectUnless(java.util.concurrent.CompletableFuture<?> request, Steps steps, String side,
+    static CmEvent expectUnless(CompletableFuture<?> request, Steps steps, String side,
             CmEventChannel channel, CmEventType type) {
         long deadline = System.nanoTime() + EVENT_WAIT.toNanos();
         while (!request.isCompletedExceptionally() && System.nanoTime() < deadline) {

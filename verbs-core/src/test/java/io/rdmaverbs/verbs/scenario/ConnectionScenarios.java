@@ -7,7 +7,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -152,7 +154,7 @@ final class ConnectionScenarios {
         Steps steps = run.steps();
         try (Connections server = Connections.on(run.verbs(), "server");
                 Connections client = Connections.on(run.verbs(), "client")) {
-            List<ConnectionRequest> unanswered = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<ConnectionRequest> unanswered = new CopyOnWriteArrayList<>();
             ConnectionListener listener = steps.make("listen", () -> server.listen(
                     ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)), unanswered::add));
             CompletableFuture<Connection> connect = client.connectAsync(ConnectSpec.to(listener.address())
@@ -196,7 +198,7 @@ final class ConnectionScenarios {
             Duration timeout = Duration.ofMillis(500);
             client.channel().disconnectTimeout(timeout);
             CompletableFuture<Connection> connect = client.connectAsync(ConnectSpec.to(
-                    java.util.Objects.requireNonNull(listener.localAddress())));
+                    Objects.requireNonNull(listener.localAddress())));
             CmEvent request = CmScenarios.expectUnless(connect, steps, "server", serverChannel,
                     CmEventType.CONNECT_REQUEST);
             CmScenarios.Side server = CmScenarios.Side.on(steps, "server", request.cmId());

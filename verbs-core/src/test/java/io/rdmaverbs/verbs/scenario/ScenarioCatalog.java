@@ -1,7 +1,9 @@
 package io.rdmaverbs.verbs.scenario;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /** Every provider-neutral scenario, in a stable order. */
 public final class ScenarioCatalog {
@@ -23,7 +25,7 @@ public final class ScenarioCatalog {
 
     /** The scenarios {@link FaultSweepTest} sweeps: all but those that make connections ({@link CmScenarios#withoutConnection()}). */
     public static List<Scenario> faultSweepable() {
-        java.util.Set<String> connecting = new java.util.HashSet<>();
+        Set<String> connecting = new HashSet<>();
         CmScenarios.all().forEach(s -> connecting.add(s.name()));
         ConnectionScenarios.all().forEach(s -> connecting.add(s.name()));
         CmScenarios.withoutConnection().forEach(s -> connecting.remove(s.name()));

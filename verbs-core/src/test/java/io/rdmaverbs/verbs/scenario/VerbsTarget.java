@@ -43,6 +43,8 @@ public record VerbsTarget(String name, Supplier<VerbsProvider> provider, @Nullab
     public static final String CM_ADDRESS_PROPERTY = "rdma.verbs.scenario.cm-address";
     /** Where {@code tools/softroce/run.sh} puts rxe0's link-local address. */
     public static final String CM_ADDRESS_ENV = "SOFTROCE_RDMA_ADDR";
+    /** {@code IFF_NOARP} in {@code /sys/class/net/<netdev>/flags}: the netdev resolves no neighbours. */
+    private static final int IFF_NOARP = 0x80;
 
     /**
      * The IP side of a device, for the connection manager.
@@ -110,8 +112,6 @@ public record VerbsTarget(String name, Supplier<VerbsProvider> provider, @Nullab
             return true;
         }
     }
-
-    private static final int IFF_NOARP = 0x80;
 
     /** The targets the system properties select. */
     public static List<VerbsTarget> selected() {
