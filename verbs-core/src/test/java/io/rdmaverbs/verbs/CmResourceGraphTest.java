@@ -152,13 +152,14 @@ class CmResourceGraphTest {
         assertThat(passive.peerAddress()).isEqualTo(active.localAddress());
 
         active.disconnect();
-        expectAndAck(clientChannel, CmEventType.DISCONNECTED);
         expectAndAck(serverChannel, CmEventType.DISCONNECTED);
-        assertThat(active.role()).isEqualTo(CmIdRole.DISCONNECTED);
         assertThat(passive.role()).isEqualTo(CmIdRole.DISCONNECTED);
+        assertThat(active.role()).as("its DISCONNECTED waits for the peer's DREP").isEqualTo(CmIdRole.CONNECTED);
         assertThat(clientQp.state()).as("rdma_disconnect moved it").isEqualTo(QpState.ERR);
         passive.disconnect();
         assertThat(serverQp.state()).as("the DREP moved it").isEqualTo(QpState.ERR);
+        expectAndAck(clientChannel, CmEventType.DISCONNECTED);
+        assertThat(active.role()).isEqualTo(CmIdRole.DISCONNECTED);
     }
 
     @Test
@@ -409,6 +410,8 @@ class CmResourceGraphTest {
     void aDisconnectedIdWithItsQueuePairGoneClosesStrictly() {
         Connection c = connected(listening());
         c.active().disconnect();
+        expectAndAck(serverChannel, CmEventType.DISCONNECTED);
+        c.passive().disconnect();
         expectAndAck(clientChannel, CmEventType.DISCONNECTED);
 
         Objects.requireNonNull(c.active().queuePair()).close();

@@ -246,6 +246,7 @@ class ConnectionsTest {
     void aPeerWhosePortIsDownIsUnreachableAfterTheTimeoutLeavingNothing() {
         ConnectionListener listener = accepting();
         serverHost.setPortState("rxe0", 1, PortState.DOWN);
+        clientHost.setCmRetryTimeout(Duration.ofMillis(100)); // the CM gives up on the REQ before the watchdog
 
         assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address()).timeout(Duration.ofMillis(100))))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {

@@ -23,7 +23,7 @@ class FaultSweepTest {
     Stream<DynamicContainer> everyScenarioSurvivesAFaultAtEachProviderCall() {
         return Stream.of(DeviceProfile.rxe("rxe0"), DeviceProfile.mlx5("mlx5_0")).map(profile ->
                 DynamicContainer.dynamicContainer("simulated " + profile.name(),
-                        ScenarioCatalog.all().stream().map(scenario -> DynamicTest.dynamicTest(scenario.name(), () -> {
+                        ScenarioCatalog.faultSweepable().stream().map(scenario -> DynamicTest.dynamicTest(scenario.name(), () -> {
                             FaultSweep.Coverage c = Assertions.assertTimeoutPreemptively(SWEEP_TIMEOUT,
                                     () -> new FaultSweep(profile, scenario).sweep(), () -> "sweeping '" + scenario.name()
                                             + "' on " + profile.name() + " hung");

@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  */
 public final class KernelResources {
 
-    private static final List<String> TYPES = List.of("pd", "cq", "qp", "mr", "srq", "ctx");
+    private static final List<String> TYPES = List.of("pd", "cq", "qp", "mr", "srq", "ctx", "cm_id");
     private static final Pattern PID = Pattern.compile("\"pid\"\\s*:\\s*(\\d+)");
     private static final String SEPARATOR = "---rdma-resource---";
 

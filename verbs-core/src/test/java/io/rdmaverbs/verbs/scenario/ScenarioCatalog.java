@@ -1,7 +1,9 @@
 package io.rdmaverbs.verbs.scenario;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /** Every provider-neutral scenario, in a stable order. */
 public final class ScenarioCatalog {
@@ -20,6 +22,17 @@ public final class ScenarioCatalog {
         all.addAll(DataPathScenarios.all());
         all.addAll(ExtendedCqScenarios.all());
         all.addAll(QpExScenarios.all());
+        all.addAll(CmScenarios.all());
+        all.addAll(ConnectionScenarios.all());
         return List.copyOf(all);
+    }
+
+    /** The scenarios {@link FaultSweepTest} sweeps: all but those that make connections ({@link CmScenarios#withoutConnection()}). */
+    public static List<Scenario> faultSweepable() {
+        Set<String> connecting = new HashSet<>();
+        CmScenarios.all().forEach(s -> connecting.add(s.name()));
+        ConnectionScenarios.all().forEach(s -> connecting.add(s.name()));
+        CmScenarios.withoutConnection().forEach(s -> connecting.remove(s.name()));
+        return all().stream().filter(s -> !connecting.contains(s.name())).toList();
     }
 }

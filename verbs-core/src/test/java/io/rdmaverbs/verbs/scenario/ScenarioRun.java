@@ -1,5 +1,7 @@
 package io.rdmaverbs.verbs.scenario;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,9 +12,16 @@ import io.rdmaverbs.verbs.CloseReport;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
+import io.rdmaverbs.verbs.provider.CmChannelHandle;
+import io.rdmaverbs.verbs.provider.CmIdHandle;
+import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.provider.ConnectionVerbs;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 import io.rdmaverbs.verbs.provider.simulated.ResourceCounts;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
+
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Assumptions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,7 +37,8 @@ public final class ScenarioRun implements AutoCloseable {
     private final Verbs verbs;
     private final DeviceInfo device;
     private final Steps steps = new Steps();
-    private final Map<String, Integer> objectsBefore;
+    private Map<String, Integer> objectsBefore;
+    private @Nullable InetAddress cmAddress;
     private final List<Verbs> otherGraphs = new CopyOnWriteArrayList<>();
 
     private ScenarioRun(VerbsTarget target) {
@@ -60,9 +70,51 @@ public final class ScenarioRun implements AutoCloseable {
             m.put("mr", c.mrs());
             m.put("srq", c.srqs());
             m.put("ctx", c.contexts());
+            m.put("cm_id", sim.liveCmIds());
             return m;
         }
         return Map.of();
+    }
+
+    /**
+     * The device's IP address for {@code rdma_cm(7)} ({@link VerbsTarget.CmNetdev}); skips the scenario
+     * where the target has none. The first call makes librdmacm open its own device context (bind an id,
+     * destroy it): librdmacm keeps that context for the life of the process, so the leak check counts it
+     * as there before the scenario.
+     */
+    public InetAddress cmAddress() {
+        InetAddress known = cmAddress;
+        if (known != null) {
+            return known;
+        }
+        InetAddress address = target.cm().address().apply(provider);
+        Assumptions.assumeTrue(address != null, () -> target + " has no CM address: set "
+                + VerbsTarget.CM_ADDRESS_PROPERTY + " or " + VerbsTarget.CM_ADDRESS_ENV);
+        ConnectionVerbs cm = provider.connectionVerbs();
+        CmChannelHandle channel = cm.createEventChannel();
+        try {
+            CmIdHandle id = cm.createId(channel, CmPortSpace.TCP);
+            try {
+                cm.bindAddr(id, new InetSocketAddress(address, 0));
+            } finally {
+                cm.destroyId(id);
+            }
+        } finally {
+            cm.destroyEventChannel(channel);
+        }
+        Integer contexts = liveObjects().get("ctx");
+        if (contexts != null) {
+            Map<String, Integer> before = new LinkedHashMap<>(objectsBefore);
+            before.put("ctx", contexts);
+            objectsBefore = before;
+        }
+        cmAddress = address;
+        return address;
+    }
+
+    /** Whether the CM address's netdev resolves neighbours (see {@link VerbsTarget.CmNetdev}). */
+    public boolean neighbourDiscovery() {
+        return target.cm().neighbourDiscovery();
     }
 
     public static ScenarioRun start(VerbsTarget target) {

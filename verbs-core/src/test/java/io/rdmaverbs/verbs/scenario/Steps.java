@@ -43,6 +43,14 @@ public final class Steps {
         return List.copyOf(outcomes);
     }
 
+    /**
+     * A step whose outcome is something observed rather than a verb's return: a CM event's type and
+     * status, say, or that nothing came. Both runs of a differential check must observe the same.
+     */
+    public void observed(String label, String result) {
+        outcomes.add(new Outcome(label, result));
+    }
+
     /** A step that must succeed, producing a value. */
     public <T> T make(String label, Producer<T> step) throws Exception {
         try {

@@ -31,7 +31,8 @@ final class SimCmId extends SimCmObject implements CmIdHandle {
     @Nullable SimCmId peerId;
     /** Whether this side already sent its DREQ or DREP ({@code rdma_disconnect}). */
     boolean disconnectSent;
-    long routeTimeoutNanos;
+    /** The DREQ sender's own DISCONNECTED, queued for when the DREQ's retries end, until the peer's DREP. */
+    @Nullable SimCmEvent awaitingReply;
     int backlog;
 
     SimCmId(SimulatedProvider provider, long serial, SimCmChannel channel, CmPortSpace portSpace) {

@@ -57,6 +57,13 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     private static final int REQ_PRIVATE_DATA = CmConnectionParams.MAX_CONNECT_PRIVATE_DATA;
     private static final int REP_PRIVATE_DATA = CmConnectionParams.MAX_ACCEPT_PRIVATE_DATA;
     private static final int REJ_PRIVATE_DATA = CmConnectionParams.MAX_REJECT_PRIVATE_DATA;
+    /**
+     * How long the IB CM resends an unanswered REQ or DREQ before it gives up (UNREACHABLE, or the
+     * DREQ's sender's DISCONNECTED): {@code 1 + CMA_MAX_CM_RETRIES} sends, each waiting twice the path's
+     * packet lifetime plus {@code CMA_CM_RESPONSE_TIMEOUT}. Measured on rxe in the soft-RoCE guest:
+     * about 100 s.
+     */
+    static final Duration DEFAULT_CM_RETRY_TIMEOUT = Duration.ofSeconds(100);
     private final SimUverbs uverbs;
     final SimulatedNetwork network;
     private final SimDeviceVerbs devices;
@@ -66,6 +73,11 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     /** librdmacm's own context per device, opened on first use and never closed. */
     private final Map<SimDevice, SimContext> contexts = new HashMap<>();
     private final CmPortTable ports = new CmPortTable();
+    /** The devices whose netdev has {@code IFF_NOARP} ({@code ip link set dev X arp off}, as dummy0 has). */
+    private final Set<SimDevice> noArp = new java.util.HashSet<>();
+    /** The ids not yet destroyed, like the kernel's {@code rdma resource show cm_id}. */
+    private final Set<SimCmId> live = new java.util.LinkedHashSet<>();
+    private volatile long cmRetryNanos = DEFAULT_CM_RETRY_TIMEOUT.toNanos();
 
     SimConnectionVerbs(SimUverbs uverbs, SimulatedNetwork network, SimDeviceVerbs devices, SimQpVerbs qps,
             DescriptorTable descriptors) {
@@ -123,6 +135,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
             ch.requireUsable();
             SimCmId id = new SimCmId(uverbs.provider, serials.incrementAndGet(), ch, portSpace);
             ch.ids.add(id);
+            live.add(id);
             return id;
         });
     }
@@ -167,8 +180,11 @@ final class SimConnectionVerbs implements ConnectionVerbs {
 
     /**
      * Binds the id (to {@code source}, to the destination's device when it is on this host, else to this
-     * host's first device) and queues ADDR_RESOLVED; an address no device of the network has queues
-     * ADDR_ERROR with {@code -ETIMEDOUT}, due when the timeout ends (neighbour discovery gets no answer).
+     * host's first device) and queues ADDR_RESOLVED. For an address no device of the network has, what
+     * the kernel's address resolution ({@code rdma_resolve_addr(3)}) does depends on the netdev: with
+     * neighbour discovery, it gets no answer and ADDR_ERROR with {@code -ETIMEDOUT} is due when the
+     * timeout ends; on an {@code IFF_NOARP} netdev (dummy0) the neighbour is valid at once, so the
+     * address resolves, and only the connect's REQ goes unanswered ({@link #connect}).
      */
     @Override
     public void resolveAddr(CmIdHandle id, @Nullable InetSocketAddress source, InetSocketAddress destination,
@@ -196,15 +212,16 @@ final class SimConnectionVerbs implements ConnectionVerbs {
                     bind("rdma_resolve_addr", cmId, new InetSocketAddress(network.addresses(via).getFirst(), 0));
                 }
             }
-            if (target == null) {
+            SimDevice egress = cmId.device != null ? cmId.device
+                    : target != null && target.host() == this ? target.device() : devices.all().getFirst();
+            if (target == null && !noArp.contains(egress)) {
                 cmId.channel.enqueue(new SimCmEvent(CmEventType.ADDR_ERROR, cmId, null, -Errno.ETIMEDOUT.number(),
                         new byte[0], System.nanoTime() + timeoutNanos));
                 return;
             }
             if (cmId.device == null) {
                 // Bound to the wildcard address: the route picks the device.
-                SimDevice via = target.host() == this ? target.device() : devices.all().getFirst();
-                attach(cmId, via);
+                attach(cmId, egress);
             }
             cmId.peer = destination;
             cmId.state = SimCmId.State.ADDR_RESOLVED;
@@ -215,7 +232,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     @Override
     public void resolveRoute(CmIdHandle id, Duration timeout) {
         SimCmId cmId = own(id, SimCmId.class);
-        long timeoutNanos = requirePositive(timeout);
+        requirePositive(timeout);
         uverbs.call("rdma_resolve_route", cmId.device, cmId.describe());
         onNetwork(() -> {
             cmId.requireUsable();
@@ -223,7 +240,6 @@ final class SimConnectionVerbs implements ConnectionVerbs {
                 throw new VerbsException("rdma_resolve_route", cmId.describe(), Errno.EINVAL, "the id is "
                         + cmId.state + "; resolve its address first (ADDR_RESOLVED)");
             }
-            cmId.routeTimeoutNanos = timeoutNanos;
             cmId.state = SimCmId.State.ROUTE_RESOLVED;
             cmId.channel.enqueue(event(CmEventType.ROUTE_RESOLVED, cmId, null, 0, new byte[0]));
         });
@@ -252,8 +268,9 @@ final class SimConnectionVerbs implements ConnectionVerbs {
      * listener's backlog of requests not yet returned by getEvent is full, this id gets REJECTED with
      * status 28); with no listener
      * there this id gets REJECTED with status 8 ({@code IB_CM_REJ_INVALID_SERVICE_ID}), as on rxe; when
-     * the peer's port is not ACTIVE this id gets UNREACHABLE with {@code -ETIMEDOUT} after the
-     * route's timeout.
+     * nobody has the address (an {@code IFF_NOARP} netdev resolved it) or the peer's port is not ACTIVE,
+     * the REQ goes unanswered and this id gets UNREACHABLE with {@code -ETIMEDOUT} once the IB CM's
+     * retries are spent ({@link SimulatedProvider#setCmRetryTimeout}), whatever the route's timeout.
      */
     @Override
     public void connect(CmIdHandle id, CmConnectionParams params) {
@@ -274,7 +291,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
                 // The REQ gets no answer: the IB CM retries until the route's timeout, then gives up.
                 cmId.state = SimCmId.State.UNREACHABLE;
                 cmId.channel.enqueue(new SimCmEvent(CmEventType.UNREACHABLE, cmId, null, -Errno.ETIMEDOUT.number(),
-                        new byte[0], System.nanoTime() + cmId.routeTimeoutNanos));
+                        new byte[0], System.nanoTime() + cmRetryNanos));
                 return;
             }
             SimConnectionVerbs remote = target.host();
@@ -344,9 +361,11 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     }
 
     /**
-     * Moves the id's QP to ERR (librdmacm does, so its WRs flush) and sends the DREQ: both ids get
-     * DISCONNECTED. On an id whose peer disconnected first it sends the DREP: the QP moves to ERR and no
-     * further event comes. EINVAL on an id that is not connected or already disconnected.
+     * {@code rdma_disconnect(3)} as the kernel's {@code rdma_disconnect} does it: EINVAL on an id that
+     * never had an IB CM id (not connecting, connected or a request's); otherwise the QP moves to ERR
+     * (its WRs flush) and the DREQ goes out from a connected id, or the DREP from one whose peer
+     * disconnected first. Whatever the IB CM says to either (a second disconnect, a rejected request),
+     * the call succeeds: the kernel ignores it.
      */
     @Override
     public void disconnect(CmIdHandle id) {
@@ -354,21 +373,28 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         uverbs.call("rdma_disconnect", cmId.device, cmId.describe());
         onNetwork(() -> {
             cmId.requireUsable();
-            boolean connected = cmId.state == SimCmId.State.CONNECTED;
-            boolean answering = cmId.state == SimCmId.State.DISCONNECTED && !cmId.disconnectSent;
-            if (!connected && !answering) {
+            if (!hasIbCmId(cmId)) {
                 throw new VerbsException("rdma_disconnect", cmId.describe(), Errno.EINVAL, "the id is "
-                        + cmId.state + (cmId.disconnectSent ? " and already disconnected" : "") + "; only a"
-                        + " connected id disconnects");
+                        + cmId.state + "; only an id that connects, is connected or came with a request disconnects");
             }
             if (cmId.qp != null) {
                 qps.modifyQp(cmId.qp, QpModification.to(QpState.ERR));
             }
-            cmId.disconnectSent = true;
-            if (connected) {
-                sendDisconnect(cmId);
+            if (cmId.state == SimCmId.State.CONNECTED) {
+                sendDisconnectRequest(cmId);
+            } else if (cmId.state == SimCmId.State.DISCONNECTED && !cmId.disconnectSent) {
+                sendDisconnectReply(cmId);
             }
+            cmId.disconnectSent = true;
         });
+    }
+
+    /** Whether the kernel made an IB CM id for it ({@code id_priv->cm_id.ib}): by a connect, or a REQ. */
+    private static boolean hasIbCmId(SimCmId cmId) {
+        return switch (cmId.state) {
+            case IDLE, BOUND, ADDR_RESOLVED, ROUTE_RESOLVED, LISTEN -> false;
+            case CONNECTING, REQUEST, CONNECTED, DISCONNECTED, REJECTED, UNREACHABLE -> true;
+        };
     }
 
     // ---- QPs on ids -----------------------------------------------------------------------------------
@@ -376,7 +402,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     /**
      * {@code rdma_create_qp}: checks, as librdmacm does, that the PD is of the id's context and the QP
      * type fits the port space, creates the QP ({@code ibv_create_qp_ex}) and moves it to INIT (a UD QP
-     * on to RTS, with {@code RDMA_UDP_QKEY}).
+     * on to RTS, with {@code RDMA_UDP_QKEY}); when a move fails, the QP is destroyed again.
      */
     @Override
     public QpHandle createQp(CmIdHandle id, QpInitSpec spec) {
@@ -409,12 +435,19 @@ final class SimConnectionVerbs implements ConnectionVerbs {
                         + " (id->verbs): allocate the PD and CQs in ConnectionVerbs.context(id)");
             }
             SimQp qp = (SimQp) qps.createQp(ctx, spec);
-            if (expected == QpType.RC) {
-                qps.modifyQp(qp, QpModification.init(1, 0, EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ)));
-            } else {
-                qps.modifyQp(qp, QpModification.initDatagram(1, 0, UDP_QKEY));
-                qps.modifyQp(qp, QpModification.to(QpState.RTR));
-                qps.modifyQp(qp, QpModification.readyToSend(QpType.UD, 0));
+            try {
+                if (expected == QpType.RC) {
+                    qps.modifyQp(qp, QpModification.init(1, 0, EnumSet.of(AccessFlag.REMOTE_WRITE,
+                            AccessFlag.REMOTE_READ)));
+                } else {
+                    qps.modifyQp(qp, QpModification.initDatagram(1, 0, UDP_QKEY));
+                    qps.modifyQp(qp, QpModification.to(QpState.RTR));
+                    qps.modifyQp(qp, QpModification.readyToSend(QpType.UD, 0));
+                }
+            } catch (RuntimeException e) {
+                // librdmacm's rdma_create_qp_ex destroys the QP it could not bring up, and fails.
+                qps.destroyQp(qp);
+                throw e;
             }
             cmId.qp = qp;
             return qp;
@@ -539,6 +572,25 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         network.assign(this, devices.device(deviceName), address);
     }
 
+    void setArp(String deviceName, boolean enabled) {
+        SimDevice device = devices.device(deviceName);
+        onNetwork(() -> {
+            if (enabled) {
+                noArp.remove(device);
+            } else {
+                noArp.add(device);
+            }
+        });
+    }
+
+    void setCmRetryTimeout(Duration timeout) {
+        cmRetryNanos = requirePositive(timeout);
+    }
+
+    int liveIds() {
+        return onNetwork(live::size);
+    }
+
     // ---- the kernel's side ----------------------------------------------------------------------------
 
     /** Binds to an address of this host (or the wildcard) and a port; port 0 picks a free one. */
@@ -578,6 +630,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         request.peerId = active;
         request.state = SimCmId.State.REQUEST;
         listener.channel.ids.add(request);
+        live.add(request);
         return request;
     }
 
@@ -608,15 +661,39 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         qps.modifyQp(qp, QpModification.readyToSend(QpType.RC, 0));
     }
 
-    /** The DREQ of a connected id: the peer's id is disconnected too; both sides get DISCONNECTED. */
-    private void sendDisconnect(SimCmId cmId) {
+    /**
+     * The DREQ of a connected id: the peer's id gets DISCONNECTED at once; this id's own DISCONNECTED
+     * waits for the peer's DREP (its {@code rdma_disconnect}, or the destroy of its id) and comes when
+     * the IB CM gives up resending the DREQ otherwise.
+     */
+    private void sendDisconnectRequest(SimCmId cmId) {
         cmId.state = SimCmId.State.DISCONNECTED;
-        cmId.channel.enqueue(event(CmEventType.DISCONNECTED, cmId, null, 0, new byte[0]));
+        cmId.disconnectSent = true;
         SimCmId peer = cmId.peerId;
         if (peer != null && !peer.isGone() && peer.state == SimCmId.State.CONNECTED) {
             peer.state = SimCmId.State.DISCONNECTED;
             peer.channel.enqueue(event(CmEventType.DISCONNECTED, peer, null, 0, new byte[0]));
+            SimCmEvent unanswered = new SimCmEvent(CmEventType.DISCONNECTED, cmId, null, 0, new byte[0],
+                    System.nanoTime() + cmRetryNanos);
+            cmId.awaitingReply = unanswered;
+            cmId.channel.enqueue(unanswered);
+        } else {
+            // The peer is gone: nothing answers, and nothing is resent to it.
+            cmId.channel.enqueue(event(CmEventType.DISCONNECTED, cmId, null, 0, new byte[0]));
         }
+    }
+
+    /** The DREP of an id whose peer disconnected first: the peer's DISCONNECTED is due now. */
+    private void sendDisconnectReply(SimCmId cmId) {
+        SimCmId peer = cmId.peerId;
+        if (peer == null || peer.isGone()) {
+            return;
+        }
+        SimCmEvent unanswered = peer.awaitingReply;
+        if (unanswered != null && peer.channel.queued.remove(unanswered)) {
+            peer.channel.enqueue(event(CmEventType.DISCONNECTED, peer, null, 0, new byte[0]));
+        }
+        peer.awaitingReply = null;
     }
 
     /**
@@ -626,7 +703,9 @@ final class SimConnectionVerbs implements ConnectionVerbs {
      */
     private void release(SimCmId cmId, String why) {
         if (cmId.state == SimCmId.State.CONNECTED) {
-            sendDisconnect(cmId);
+            sendDisconnectRequest(cmId);
+        } else if (cmId.state == SimCmId.State.DISCONNECTED && !cmId.disconnectSent) {
+            sendDisconnectReply(cmId); // the IB CM answers a DREQ for an id being destroyed
         } else if (cmId.state == SimCmId.State.REQUEST && cmId.peerId != null
                 && cmId.peerId.state == SimCmId.State.CONNECTING && !cmId.peerId.isGone()) {
             SimCmId active = cmId.peerId;
@@ -644,6 +723,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         }
         ports.release(cmId);
         cmId.channel.ids.remove(cmId);
+        live.remove(cmId);
         cmId.markGone(why);
     }
 

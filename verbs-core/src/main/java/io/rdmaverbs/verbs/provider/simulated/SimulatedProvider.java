@@ -3,6 +3,7 @@ package io.rdmaverbs.verbs.provider.simulated;
 import static io.rdmaverbs.verbs.provider.simulated.SimUverbs.locked;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -192,6 +193,38 @@ public final class SimulatedProvider implements VerbsProvider {
      */
     public void addAddress(String deviceName, InetAddress address) {
         connectionVerbs.addAddress(deviceName, address);
+    }
+
+    /**
+     * Turns neighbour discovery of the device's netdev on or off, as {@code ip link set dev X arp on|off}
+     * does (on by default, as on an Ethernet netdev; off models soft-RoCE on a {@code dummy} netdev):
+     * it decides what {@code rdma_resolve_addr} answers for an address nobody has (ADDR_ERROR when on;
+     * ADDR_RESOLVED, then UNREACHABLE for the connect, when off).
+     */
+    public void setArp(String deviceName, boolean enabled) {
+        connectionVerbs.setArp(deviceName, enabled);
+    }
+
+    /**
+     * How long the simulated IB CM resends an unanswered REQ (then UNREACHABLE) or DREQ (then the
+     * sender's DISCONNECTED) before it gives up; about 100 s by default, as on rxe.
+     */
+    public void setCmRetryTimeout(Duration timeout) {
+        connectionVerbs.setCmRetryTimeout(timeout);
+    }
+
+    /**
+     * The device's contexts that the connection manager opened for itself (librdmacm's, which live as
+     * long as the process and which {@link ResourceCounts#contexts()} includes): 0 or 1.
+     */
+    public int connectionManagerContexts(String deviceName) {
+        SimDevice d = deviceVerbs.device(deviceName);
+        return locked(d, () -> (int) d.contexts.stream().filter(c -> c.ownedByConnectionManager).count());
+    }
+
+    /** The CM ids of this host not destroyed yet, like {@code rdma resource show cm_id}. */
+    public int liveCmIds() {
+        return connectionVerbs.liveIds();
     }
 
     /** The device's live kernel objects, like {@code rdma resource show}. */

@@ -184,13 +184,15 @@ class ConnectionManagerTest {
         assertThat(VerbsRig.read(s.buffer(), 0, 4)).isEqualTo("ping");
 
         client.disconnect(active);
-        expectAndAck(client, clientChannel, CmEventType.DISCONNECTED);
         expectAndAck(server, serverChannel, CmEventType.DISCONNECTED);
         assertThat(clientHost.queuePairVerbs().queryQp(c.qp()).state()).isEqualTo(QpState.ERR);
+        assertThat(client.getEvent(clientChannel, 50)).as("the DREQ's sender waits for the DREP").isNull();
         server.disconnect(passive);
+        expectAndAck(client, clientChannel, CmEventType.DISCONNECTED);
         assertThat(server.getEvent(serverChannel, 50)).as("the DREP makes no further event").isNull();
         assertThat(serverHost.queuePairVerbs().queryQp(s.qp()).state()).isEqualTo(QpState.ERR);
-        assertVerbFails(() -> client.disconnect(active), "rdma_disconnect", Errno.EINVAL);
+        client.disconnect(active); // the kernel ignores the IB CM's EINVAL for a second DREQ
+        assertThat(client.getEvent(clientChannel, 50)).as("a second disconnect makes no event").isNull();
 
         client.destroyQp(active);
         server.destroyQp(passive);
@@ -253,14 +255,77 @@ class ConnectionManagerTest {
     }
 
     @Test
-    void connectingToAHostWhosePortIsDownIsUnreachableAfterTheRouteTimeout() {
+    void onANoArpNetdevAnAddressNobodyHasResolvesAndTheUnansweredRequestIsUnreachableAfterTheCmRetries() throws Exception {
+        clientHost.setArp("rxe1", false);
+        clientHost.setCmRetryTimeout(Duration.ofMillis(400));
+        CmChannelHandle channel = client.createEventChannel();
+        InetSocketAddress nobody = new InetSocketAddress(InetAddress.getByName("fe80::dead:beef"), PORT);
+        CmIdHandle active = resolved(channel, nobody);
+        ContextHandle ctx = client.context(active);
+        PdHandle pd = clientHost.domainVerbs().allocPd(ctx);
+        CqHandle cq = clientHost.completionVerbs().createCq(ctx, 8, null, 0);
+        client.createQp(active, new QpInitSpec(QpType.RC, pd, null, cq, cq, null, QpCapabilities.of(8, 8), false));
+        long start = System.nanoTime();
+
+        client.connect(active, CmConnectionParams.defaults());
+
+        assertThat(client.getEvent(channel, 100)).as("the REQ is resent meanwhile").isNull();
+        CmEventHandle unreachable = expect(client, channel, CmEventType.UNREACHABLE);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(400));
+        assertThat(unreachable.status()).isEqualTo(-Errno.ETIMEDOUT.number());
+        client.ackEvent(unreachable);
+        client.destroyQp(active);
+        clientHost.completionVerbs().destroyCq(cq);
+        clientHost.domainVerbs().deallocPd(pd);
+        client.destroyId(active);
+        assertThat(clientHost.liveCmIds()).isZero();
+    }
+
+    @Test
+    void theDisconnectRequestsSenderGetsDisconnectedWhenThePeerNeverAnswersOnlyAfterTheCmRetries() {
+        clientHost.setCmRetryTimeout(Duration.ofMillis(300));
+        CmChannelHandle serverChannel = server.createEventChannel();
+        CmChannelHandle clientChannel = client.createEventChannel();
+        listening(serverChannel);
+        CmIdHandle active = resolved(clientChannel, serverAddress);
+        accepted(serverChannel, active);
+        expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
+        long start = System.nanoTime();
+
+        client.disconnect(active);
+
+        expectAndAck(server, serverChannel, CmEventType.DISCONNECTED);
+        assertThat(client.getEvent(clientChannel, 100)).as("the DREQ waits for a DREP").isNull();
+        expectAndAck(client, clientChannel, CmEventType.DISCONNECTED);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+    }
+
+    @Test
+    void destroyingTheIdThatReceivedTheDisconnectRequestAnswersItAtOnce() {
+        CmChannelHandle serverChannel = server.createEventChannel();
+        CmChannelHandle clientChannel = client.createEventChannel();
+        listening(serverChannel);
+        CmIdHandle active = resolved(clientChannel, serverAddress);
+        CmIdHandle passive = accepted(serverChannel, active);
+        expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
+        client.disconnect(active);
+        expectAndAck(server, serverChannel, CmEventType.DISCONNECTED);
+
+        server.destroyId(passive);
+
+        expectAndAck(client, clientChannel, CmEventType.DISCONNECTED);
+    }
+
+    @Test
+    void connectingToAHostWhosePortIsDownIsUnreachableAfterTheCmRetries() {
+        clientHost.setCmRetryTimeout(Duration.ofMillis(200));
         CmChannelHandle serverChannel = server.createEventChannel();
         CmChannelHandle clientChannel = client.createEventChannel();
         listening(serverChannel);
         CmIdHandle active = client.createId(clientChannel, CmPortSpace.TCP);
         client.resolveAddr(active, null, serverAddress, TIMEOUT);
         expectAndAck(client, clientChannel, CmEventType.ADDR_RESOLVED);
-        client.resolveRoute(active, Duration.ofMillis(200));
+        client.resolveRoute(active, TIMEOUT);
         expectAndAck(client, clientChannel, CmEventType.ROUTE_RESOLVED);
         serverHost.setPortState("rxe0", 1, PortState.DOWN);
 
@@ -412,6 +477,22 @@ class ConnectionManagerTest {
         expect(server, serverChannel, CmEventType.CONNECT_REQUEST);
         assertThat(clientHost.faults().callsByVerb()).containsEntry("rdma_connect", 2L)
                 .containsEntry("rdma_resolve_addr", 1L).containsEntry("rdma_get_cm_event", 2L);
+    }
+
+    @Test
+    void aQueuePairRdmaCreateQpCannotMoveToInitIsDestroyedAgainAsLibrdmacmDoes() {
+        CmChannelHandle channel = client.createEventChannel();
+        CmIdHandle active = resolved(channel, serverAddress);
+        ContextHandle ctx = client.context(active);
+        PdHandle pd = clientHost.domainVerbs().allocPd(ctx);
+        CqHandle cq = clientHost.completionVerbs().createCq(ctx, 8, null, 0);
+        clientHost.faults().failCall("ibv_modify_qp", 1, Errno.EINVAL);
+
+        assertVerbFails(() -> client.createQp(active, new QpInitSpec(QpType.RC, pd, null, cq, cq, null,
+                QpCapabilities.of(8, 8), false)), "ibv_modify_qp", Errno.EINVAL);
+
+        assertThat(client.qp(active)).isNull();
+        assertThat(clientHost.resourceCounts("rxe1").qps()).as("no QP left behind").isZero();
     }
 
     @Test

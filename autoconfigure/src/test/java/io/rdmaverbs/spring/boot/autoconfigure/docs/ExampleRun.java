@@ -51,7 +51,8 @@ final class ExampleRun {
      */
     static final List<String> IMPORTS = List.of("io.rdmaverbs.verbs.*", "io.rdmaverbs.verbs.attr.*",
             "io.rdmaverbs.verbs.provider.*", "io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider",
-            "io.rdmaverbs.verbs.provider.simulated.*", "java.nio.file.*", "java.time.*", "java.util.*");
+            "io.rdmaverbs.verbs.provider.simulated.*", "io.rdmaverbs.verbs.connection.*", "java.net.*",
+            "java.nio.file.*", "java.time.*", "java.util.*", "java.util.concurrent.*");
 
     private static final String CLASS = "DocSnippets";
     private static final String UNIT_START = "\u0000unit ";
