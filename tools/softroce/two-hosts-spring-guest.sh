@@ -60,7 +60,10 @@ else
   PROFILES=native,peer
 fi
 
-now_ms() { date +%s%3N; }
+# shellcheck source=lib.sh
+. "$SOFTROCE_HOME/lib.sh"
+# No date(1) per poll: every process costs under TCG.
+now_ms() { local us; us=$(sr_now_us); printf '%s' $((us / 1000)); }
 say() { echo "[$host +$(cut -d' ' -f1 /proc/uptime)s] $*"; }
 timing() { echo "$1 $2" >> "$out/timings"; say "timing $1 $2 ms"; }
 pass() { echo "PASS $1" >> "$out/results"; say "PASS $1"; }
@@ -150,7 +153,14 @@ peer_not() { local s; s=$(peer_state) && [ -n "$s" ] && [ "$s" != "$1" ]; }
 last_error() { printf '%s' "$HEALTH" | sed -E 's/.*"peer-echo":.*"lastError":"(([^"\\]|\\.)*)".*/\1/;t;d'; }
 attempts() { health && detail peer-echo attempts; }
 attempts_above() { local n; n=$(attempts) && [[ $n =~ ^[0-9]+$ ]] && [ "$n" -gt "$1" ]; }
+# What the last health poll said of the peer, for a failure message.
+peer_seen() { printf 'last seen: state %s, attempts %s, lastError "%s"' "$(detail peer-echo state)" "$(detail peer-echo attempts)" "$(last_error)"; }
 save_health() { health; printf '%s\n' "$HEALTH" > "$out/health-$1.json"; }
+# await_down_line MARK: B's "down" line after line MARK of its log (it may trail the health state
+# by a moment); DOWN is that line.
+DOWN=
+down_logged() { DOWN=$(log_since "$1" "RDMA peer 'echo' down: " | head -n 1); [ -n "$DOWN" ]; }
+await_down_line() { wait_for 5 "the \"RDMA peer 'echo' down: \" line" down_logged "$1"; }
 answers() { curl -s -m 5 -o /dev/null "$base/actuator/health"; }
 
 # echo_check LABEL: ECHO_COUNT messages of ECHO_SIZE bytes through B's peer, all echoed intact.
@@ -170,29 +180,35 @@ echo_check() {
 # ---- the kernel's view ----
 # The kernel records the creating *thread* (task_pid_vnr), so an object is the JVM's when its pid
 # is one of the JVM's threads, or a thread that has ended (the JVM is the only RDMA user here).
+# No `| grep -q` under pipefail in these conditions: a reader that stops early fails the writer.
 jvm_objects() {   # jvm_objects TYPE: the lines of `rdma resource show TYPE` of the running JVM
-  local l
-  rdma resource show "$1" 2>/dev/null | while IFS= read -r l; do
+  local l all
+  all=$(rdma resource show "$1" 2>/dev/null)
+  while IFS= read -r l; do
     [[ $l =~ \ pid\ ([0-9]+)(\ |$) ]] || continue
     if [ -e "/proc/$JVM/task/${BASH_REMATCH[1]}" ] || [ ! -e "/proc/${BASH_REMATCH[1]}" ]; then
       printf '%s\n' "$l"
     fi
-  done
+  done <<< "$all"
 }
-jvm_listening() { jvm_objects cm_id | grep -q ' state LISTEN '; }
+jvm_listening() { local l; l=$(jvm_objects cm_id); [[ $l == *" state LISTEN "* ]]; }
 snapshot() {   # snapshot NAME: every type's `rdma resource show`, kernel objects included
   local t
   for t in "${KERNEL_TYPES[@]}"; do echo "== rdma resource show $t"; rdma resource show "$t" 2>&1; done > "$out/resources-$1.txt"
 }
 # The connection in this kernel: exactly one connected cm_id of the JVM, to the other host.
 check_cm_connection() {
-  local lines n
-  lines=$(jvm_objects cm_id)
-  printf '%s\n' "$lines" > "$out/cm_id-$1.txt"
-  n=$(printf '%s\n' "$lines" | grep -c ' state CONNECT ')
-  if [ "$n" != 1 ]; then WHY="rdma resource show cm_id: $n connected ids of the JVM (pid $JVM), want 1"; return 1; fi
-  printf '%s\n' "$lines" | grep ' state CONNECT ' | grep -q "dst-addr ${SOFTROCE_PEER_ADDR%%%*}" \
-    || { WHY="the JVM's connected cm_id is not to ${SOFTROCE_PEER_ADDR%%%*}: $(grep ' state CONNECT ' "$out/cm_id-$1.txt")"; return 1; }
+  local l connected=()
+  jvm_objects cm_id > "$out/cm_id-$1.txt"
+  while IFS= read -r l; do
+    [[ $l == *" state CONNECT "* ]] && connected+=("$l")
+  done < "$out/cm_id-$1.txt"
+  if [ ${#connected[@]} != 1 ]; then
+    WHY="rdma resource show cm_id: ${#connected[@]} connected ids of the JVM (pid $JVM), want 1"
+    return 1
+  fi
+  [[ ${connected[0]} == *"dst-addr ${SOFTROCE_PEER_ADDR%%%*}"* ]] \
+    || { WHY="the JVM's connected cm_id is not to ${SOFTROCE_PEER_ADDR%%%*}: ${connected[0]}"; return 1; }
 }
 # While the JVM runs, the leak check must see its objects, or its "nothing left" would prove nothing.
 check_objects_visible() {
@@ -223,7 +239,7 @@ step_connect_b() {
   timing jvm-1-answering $(($(now_ms) - APP_T0))
   wire_wait a.listening "$START_BOUND" || { fail connect "$WHY"; return 1; }
   local t0; t0=$(now_ms)
-  wait_for "$CONNECT_BOUND" "peer-echo CONNECTED (state $(peer_state))" peer_is CONNECTED || { save_health connect; fail connect "$WHY"; return 1; }
+  wait_for "$CONNECT_BOUND" "peer-echo CONNECTED" peer_is CONNECTED || { save_health connect; fail connect "$WHY ($(peer_seen))"; return 1; }
   timing connect-after-listening $(($(now_ms) - t0))
   save_health connect
   signal b.connected
@@ -253,19 +269,16 @@ step_peer_killed_a() {
   pass peer-killed
 }
 step_peer_killed_b() {
-  local mark t0 n down
+  local mark t0 n
   mark=$(log_mark)
   wire_wait a.killed 60 || { fail peer-killed "$WHY"; return 1; }
   t0=$(now_ms)
-  wait_for "$DOWN_BOUND" "peer-echo not CONNECTED after A's SIGKILL" peer_not CONNECTED || { save_health down; fail peer-killed "$WHY"; return 1; }
+  wait_for "$DOWN_BOUND" "peer-echo not CONNECTED after A's SIGKILL" peer_not CONNECTED || { save_health down; fail peer-killed "$WHY ($(peer_seen))"; return 1; }
   timing sigkill-detected $(($(now_ms) - t0))
   save_health down
   [ -n "$(last_error)" ] || { fail peer-killed "peer-echo is $(detail peer-echo state) without a lastError"; return 1; }
-  # The log line may trail the health state by a moment.
-  down_line() { log_since "$mark" "RDMA peer 'echo' down: " > /dev/null; }
-  wait_for 5 "the \"RDMA peer 'echo' down: \" line" down_line || { fail peer-killed "$WHY"; return 1; }
-  down=$(log_since "$mark" "RDMA peer 'echo' down: " | head -n 1)
-  echo "sigkill $down" >> "$out/down-lines.txt"
+  await_down_line "$mark" || { fail peer-killed "$WHY"; return 1; }
+  echo "sigkill $DOWN" >> "$out/down-lines.txt"
   n=$(attempts) || n=
   [[ $n =~ ^[0-9]+$ ]] || { fail peer-killed "no attempts in peer-echo's health: $HEALTH"; return 1; }
   wait_for 20 "peer-echo attempts above $((n + 1)) while A is down" attempts_above $((n + 1)) || { fail peer-killed "$WHY"; return 1; }
@@ -273,7 +286,7 @@ step_peer_killed_b() {
   signal b.down.seen
   wire_wait a.listening.2 "$((START_BOUND + 30))" || { fail peer-killed "$WHY"; return 1; }
   t0=$(now_ms)
-  wait_for "$RECONNECT_BOUND" "peer-echo CONNECTED again after A's restart (state $(peer_state))" peer_is CONNECTED || { save_health reconnect; fail peer-killed "$WHY"; return 1; }
+  wait_for "$RECONNECT_BOUND" "peer-echo CONNECTED again after A's restart" peer_is CONNECTED || { save_health reconnect; fail peer-killed "$WHY ($(peer_seen))"; return 1; }
   timing sigkill-reconnected-after-listening $(($(now_ms) - t0))
   save_health reconnected
   log_since "$mark" "RDMA peer 'echo' connected to .* \(attempt [0-9]+\)" > /dev/null \
@@ -284,8 +297,10 @@ step_peer_killed_b() {
 }
 
 wire_link_ready() {
-  ip -6 -o addr show dev eth0 scope link | grep -v tentative | grep -q "${SOFTROCE_ADDR%%%*}/" \
-    && rdma link show "$SOFTROCE_WIRE_DEV/1" | grep -q ' state ACTIVE '
+  local a l
+  a=$(ip -6 -o addr show dev eth0 scope link 2>/dev/null)
+  l=$(rdma link show "$SOFTROCE_WIRE_DEV/1" 2>/dev/null)
+  [[ $a == *" ${SOFTROCE_ADDR%%%*}/"* && $a != *tentative* && $l == *" state ACTIVE "* ]]
 }
 step_link_cut_a() {
   local t0 rc=0
@@ -305,25 +320,23 @@ step_link_cut_a() {
   pass link-cut
 }
 step_link_cut_b() {
-  local mark t0 down
+  local mark t0
   mark=$(log_mark)
   wire_wait a.link.down 60 || { fail link-cut "$WHY"; return 1; }
   t0=$(now_ms)
-  wait_for "$LINKCUT_BOUND" "peer-echo not CONNECTED after A's eth0 went down" peer_not CONNECTED || { save_health linkcut; fail link-cut "$WHY"; return 1; }
+  wait_for "$LINKCUT_BOUND" "peer-echo not CONNECTED after A's eth0 went down" peer_not CONNECTED || { save_health linkcut; fail link-cut "$WHY ($(peer_seen))"; return 1; }
   timing linkcut-detected $(($(now_ms) - t0))
   save_health linkcut
   signal b.link.detected
-  down_line() { log_since "$mark" "RDMA peer 'echo' down: " > /dev/null; }
-  wait_for 5 "the \"RDMA peer 'echo' down: \" line" down_line || { fail link-cut "$WHY"; return 1; }
-  down=$(log_since "$mark" "RDMA peer 'echo' down: " | head -n 1)
-  echo "link-cut $down" >> "$out/down-lines.txt"
+  await_down_line "$mark" || { fail link-cut "$WHY"; return 1; }
+  echo "link-cut $DOWN" >> "$out/down-lines.txt"
   # RC has no keepalive: only a send that exhausts its retries (IBV_WC_RETRY_EXC_ERR), or the
   # flushed work requests behind it (IBV_WC_WR_FLUSH_ERR), can have told B.
-  grep -Eqi 'retry|flush' <<< "$down $(last_error)" \
-    || { fail link-cut "B's peer went down, but not through a failed send (retry exceeded/flush): $down"; return 1; }
+  grep -Eqi 'retry|flush' <<< "$DOWN $(last_error)" \
+    || { fail link-cut "B's peer went down, but not through a failed send (retry exceeded/flush): $DOWN"; return 1; }
   wire_wait a.link.up "$((LINKCUT_BOUND + 60))" || { fail link-cut "$WHY"; return 1; }
   t0=$(now_ms)
-  wait_for "$RECONNECT_BOUND" "peer-echo CONNECTED again after A's eth0 came back (state $(peer_state))" peer_is CONNECTED || { save_health linkup; fail link-cut "$WHY"; return 1; }
+  wait_for "$RECONNECT_BOUND" "peer-echo CONNECTED again after A's eth0 came back" peer_is CONNECTED || { save_health linkup; fail link-cut "$WHY ($(peer_seen))"; return 1; }
   timing linkcut-reconnected-after-up $(($(now_ms) - t0))
   save_health linkup
   echo_check after-linkcut || { fail link-cut "$WHY"; return 1; }
