@@ -26,6 +26,11 @@ import org.jspecify.annotations.Nullable;
  * An open device ({@code struct ibv_context}): the parent of every other resource. Its release,
  * {@code ibv_close_device}, does not release what was created under it ({@code ibv_close_device(3)}), so the graph
  * refuses a strict close while anything is open.
+ *
+ * <p>An {@linkplain #isAdopted() adopted} context is one librdmacm opened for itself ({@code id->verbs},
+ * {@code rdma_cm(7)}): the graph holds one per such context, the parent of the CM ids resolved to it and of
+ * the PDs and CQs their QPs need ({@code rdma_create_qp(3)} takes only those). Everything on it follows the
+ * usual rules; its own release only unlinks it, since librdmacm closes it, never the application.
  */
 public final class DeviceContext extends VerbsResource {
 
@@ -33,16 +38,36 @@ public final class DeviceContext extends VerbsResource {
     private final VerbsProvider provider;
     private final DeviceInfo device;
     private final DeviceAttributes attributes;
+    private final boolean adopted;
     /** Bumped by {@link #wakeAsyncEventWaiters()}: a waiter that saw it change returns empty. */
     private final AtomicLong asyncWakes = new AtomicLong();
 
     DeviceContext(Verbs verbs, DeviceInfo device, ContextHandle handle, DeviceAttributes attributes,
             @Nullable String name) {
-        super(verbs, ResourceKind.DEVICE_CONTEXT, List.of(), name != null ? name : device.name());
+        this(verbs, device, handle, attributes, name != null ? name : device.name(), false);
+    }
+
+    private DeviceContext(Verbs verbs, DeviceInfo device, ContextHandle handle, DeviceAttributes attributes,
+            String name, boolean adopted) {
+        super(verbs, ResourceKind.DEVICE_CONTEXT, List.of(), name);
         this.handle = handle;
         this.provider = verbs.provider();
         this.device = device;
         this.attributes = attributes;
+        this.adopted = adopted;
+    }
+
+    /** The context librdmacm opened on {@code handle}'s device, which the graph adopts (never closes). */
+    static DeviceContext adopted(Verbs verbs, ContextHandle handle, DeviceAttributes attributes) {
+        return new DeviceContext(verbs, handle.device(), handle, attributes, handle.device().name() + "@rdma_cm", true);
+    }
+
+    /**
+     * Whether librdmacm opened this context ({@code id->verbs}) and the graph only adopted it: its release
+     * never calls {@code ibv_close_device}.
+     */
+    public boolean isAdopted() {
+        return adopted;
     }
 
     @Override
@@ -267,9 +292,10 @@ public final class DeviceContext extends VerbsResource {
             throw new IllegalArgumentException("the " + what + " " + other.ref()
                     + " belongs to another resource graph (provider " + other.verbs.provider().name() + ")");
         }
-        if (other.context() != this) {
-            throw new IllegalArgumentException("the " + what + " " + other.ref() + " belongs to device context "
-                    + other.context().ref() + ", not " + ref());
+        DeviceContext theirs = other.context();
+        if (theirs != this) {
+            throw new IllegalArgumentException("the " + what + " " + other.ref() + " belongs to "
+                    + (theirs == null ? "no device context" : "device context " + theirs.ref()) + ", not " + ref());
         }
         other.checkOpen();
     }
@@ -284,19 +310,34 @@ public final class DeviceContext extends VerbsResource {
         m.put("xrc", attributes.supportsXrc());
         m.put("maxCqe", attributes.maxCqe());
         m.put("numCompVectors", attributes.numCompVectors());
+        if (adopted) {
+            m.put("adopted", "opened by librdmacm (id->verbs), which closes it; never ibv_close_device");
+        }
         return m;
+    }
+
+    @Override
+    String releaseVerb() {
+        return adopted ? "none (librdmacm closes its own context)" : super.releaseVerb();
     }
 
     /** ibv_close_device succeeds with resources open: they leak rather than fail it. */
     @Override
     StuckReference dependentReference(ResourceRef self, VerbsResource d) {
-        return new StuckReference(self, ResourceKind.DEVICE_CONTEXT.releaseVerb(), StuckReference.Consequence.LEAKS,
+        String consequence = adopted
+                ? "librdmacm keeps this context open, but the graph would lose track of it (it would leak)"
+                : "ibv_close_device does not release it (it would leak)";
+        return new StuckReference(self, releaseVerb(), StuckReference.Consequence.LEAKS,
                 null, StuckReference.Cause.DEPENDENT_RESOURCE, d.ref(), null,
-                self + " still has " + d.ref() + " open: ibv_close_device does not release it (it would leak)");
+                self + " still has " + d.ref() + " open: " + consequence);
     }
 
     @Override
     void release() {
-        provider.deviceVerbs().closeDevice(handle);
+        if (adopted) {
+            verbs.contextReleased(this);
+        } else {
+            provider.deviceVerbs().closeDevice(handle);
+        }
     }
 }

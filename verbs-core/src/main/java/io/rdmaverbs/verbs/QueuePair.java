@@ -41,12 +41,27 @@ public final class QueuePair extends VerbsResource {
     private final @Nullable CompletionQueue sendCq;
     private final @Nullable CompletionQueue recvCq;
     private final @Nullable SharedReceiveQueue srq;
+    /** The CM id the QP was created on ({@code rdma_create_qp(3)}); the CM moves its state. */
+    private final @Nullable CmId cmId;
     private volatile QpState state = QpState.RESET;
 
     QueuePair(DeviceContext context, @Nullable ProtectionDomain pd, @Nullable XrcDomain xrcd,
             @Nullable CompletionQueue sendCq, @Nullable CompletionQueue recvCq, @Nullable SharedReceiveQueue srq,
             QpHandle handle, @Nullable String name) {
-        super(context.verbs, ResourceKind.QUEUE_PAIR, parents(context, pd, xrcd, sendCq, recvCq, srq), name);
+        this(context, pd, xrcd, sendCq, recvCq, srq, null, handle, name);
+    }
+
+    /** A QP of {@code rdma_create_qp(3)} on {@code cmId}: a dependent of the id too, released through it. */
+    QueuePair(DeviceContext context, ProtectionDomain pd, CompletionQueue sendCq, @Nullable CompletionQueue recvCq,
+            @Nullable SharedReceiveQueue srq, CmId cmId, QpHandle handle, @Nullable String name) {
+        this(context, pd, null, sendCq, recvCq, srq, cmId, handle, name);
+    }
+
+    private QueuePair(DeviceContext context, @Nullable ProtectionDomain pd, @Nullable XrcDomain xrcd,
+            @Nullable CompletionQueue sendCq, @Nullable CompletionQueue recvCq, @Nullable SharedReceiveQueue srq,
+            @Nullable CmId cmId, QpHandle handle, @Nullable String name) {
+        super(context.verbs, ResourceKind.QUEUE_PAIR, parents(context, pd, xrcd, sendCq, recvCq, srq, cmId), name);
+        this.cmId = cmId;
         this.handle = handle;
         this.qpVerbs = context.verbs.provider().queuePairVerbs();
         this.context = context;
@@ -86,9 +101,26 @@ public final class QueuePair extends VerbsResource {
         return handle.capabilities();
     }
 
-    /** The state after the last successful {@link #modify}; {@link #query()} asks the device. */
+    /**
+     * The state after the last successful {@link #modify}; {@link #query()} asks the device. A QP of a CM id
+     * is moved by the CM itself, so for it this asks the device too (the last known state once closed).
+     */
     public QpState state() {
+        if (cmId != null && tryEnter()) {
+            try {
+                state = qpVerbs.queryQp(handle).state();
+            } catch (RuntimeException e) {
+                // The last state seen stands; query() reports the failure.
+            } finally {
+                exit();
+            }
+        }
         return state;
+    }
+
+    /** The CM id the QP was created on with {@code rdma_create_qp(3)}, or null for an {@code ibv_create_qp} one. */
+    public @Nullable CmId cmId() {
+        return cmId;
     }
 
     public @Nullable ProtectionDomain protectionDomain() {
@@ -130,6 +162,9 @@ public final class QueuePair extends VerbsResource {
         }
         enter();
         try {
+            if (cmId != null) {
+                state = qpVerbs.queryQp(handle).state(); // the CM moved it
+            }
             refuseWhatTheTableRejects(modification);
             qpVerbs.modifyQp(handle, modification);
             state = modification.state();
@@ -293,7 +328,7 @@ public final class QueuePair extends VerbsResource {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("qpNum", qpNum());
         m.put("type", type().name());
-        m.put("state", state.name());
+        m.put("state", state().name());
         QpCapabilities c = capabilities();
         m.put("maxSendWr", c.maxSendWr());
         m.put("maxRecvWr", c.maxRecvWr());
@@ -321,9 +356,50 @@ public final class QueuePair extends VerbsResource {
         return handle;
     }
 
+    /** Destroying the QP of a live connection ends it as destroying its id would. */
+    @Override
+    boolean hasOwnHolds() {
+        return cmId != null && cmId.isLiveConnection();
+    }
+
+    @Override
+    void ownStuckReferences(ResourceRef self, List<StuckReference> out) {
+        if (cmId != null && cmId.isLiveConnection()) {
+            out.add(cmId.liveConnection(self, releaseVerb()));
+        }
+    }
+
+    @Override
+    List<String> cascadePreparations() {
+        List<String> out = new ArrayList<>(super.cascadePreparations());
+        if (cmId != null && cmId.isLiveConnection()) {
+            out.add("disconnect " + cmId.ref() + " (rdma_disconnect) and wait up to "
+                    + cmId.channel().disconnectTimeout() + " for RDMA_CM_EVENT_DISCONNECTED");
+        }
+        return out;
+    }
+
+    /** A cascade disconnects the QP's CM id first, so that the peer learns of it and the work requests flush. */
+    @Override
+    void prepareCascade() {
+        if (cmId != null) {
+            cmId.disconnectBeforeRelease();
+        }
+    }
+
+    /** {@code rdma_destroy_qp(3)} for a CM id's QP: the provider reports {@code ibv_destroy_qp}'s errno. */
+    @Override
+    String releaseVerb() {
+        return cmId != null ? "rdma_destroy_qp" : super.releaseVerb();
+    }
+
     @Override
     void release() {
-        qpVerbs.destroyQp(handle);
+        if (cmId != null) {
+            cmId.destroyQueuePair();
+        } else {
+            qpVerbs.destroyQp(handle);
+        }
     }
 
     /** Remote access an RC QP is usually given. */

@@ -12,7 +12,10 @@ public enum ResourceKind {
     XRC_RECEIVE_QP_REGISTRATION("ibv_destroy_qp"),
     MEMORY_REGION("ibv_dereg_mr"),
     ADDRESS_HANDLE("ibv_destroy_ah"),
-    MULTICAST_ATTACHMENT("ibv_detach_mcast");
+    MULTICAST_ATTACHMENT("ibv_detach_mcast"),
+    CM_EVENT_CHANNEL("rdma_destroy_event_channel"),
+    CM_ID("rdma_destroy_id"),
+    CM_EVENT("rdma_ack_cm_event");
 
     private final String releaseVerb;
 
@@ -20,7 +23,7 @@ public enum ResourceKind {
         this.releaseVerb = releaseVerb;
     }
 
-    /** The libibverbs call that releases a resource of this kind. */
+    /** The libibverbs (or librdmacm) call that releases a resource of this kind. */
     public String releaseVerb() {
         return releaseVerb;
     }
@@ -39,6 +42,9 @@ public enum ResourceKind {
             case MEMORY_REGION -> "mr";
             case ADDRESS_HANDLE -> "ah";
             case MULTICAST_ATTACHMENT -> "mcast";
+            case CM_EVENT_CHANNEL -> "cm-channel";
+            case CM_ID -> "cm-id";
+            case CM_EVENT -> "cm-event";
         };
     }
 }

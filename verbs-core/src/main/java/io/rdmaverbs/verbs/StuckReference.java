@@ -29,7 +29,12 @@ public record StuckReference(ResourceRef resource, String verb, Consequence cons
         /** The verb succeeds but leaves kernel objects behind ({@code ibv_close_device} with resources open). */
         LEAKS,
         /** The verb succeeds but pulls the resource from under a borrower still using it. */
-        BREAKS_LEASE
+        BREAKS_LEASE,
+        /**
+         * The verb succeeds but ends a live connection under the application: the peer is not told through
+         * a disconnect both sides follow, and the QP's work requests do not flush first.
+         */
+        ABORTS_CONNECTION
     }
 
     /** What holds the resource. */
@@ -43,7 +48,13 @@ public record StuckReference(ResourceRef resource, String verb, Consequence cons
         /** Completion events taken from the channel and not yet acknowledged. */
         UNACKNOWLEDGED_CQ_EVENTS,
         /** A borrower's lease. */
-        LEASE
+        LEASE,
+        /** CM events returned by {@code rdma_get_cm_event} and not yet acknowledged ({@code rdma_ack_cm_event}). */
+        UNACKNOWLEDGED_CM_EVENTS,
+        /** The CM id is connected: {@code rdma_disconnect} first. */
+        LIVE_CONNECTION,
+        /** A connection request on a listening id neither accepted nor rejected. */
+        PENDING_CONNECTION_REQUEST
     }
 
     @Override

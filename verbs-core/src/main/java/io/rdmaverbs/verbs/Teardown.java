@@ -60,7 +60,7 @@ final class Teardown {
         List<ClosePlan.Step> steps = new ArrayList<>(order.size());
         List<StuckReference> blockers = new ArrayList<>();
         for (VerbsResource r : order) {
-            steps.add(new ClosePlan.Step(r.ref(), r.kind().releaseVerb(),
+            steps.add(new ClosePlan.Step(r.ref(), r.releaseVerb(),
                     policy == ClosePolicy.CASCADE ? r.cascadePreparations() : List.of()));
             for (StuckReference s : r.stuckReferences()) {
                 boolean resolvedEarlier = s.blocker() != null && inPlan.contains(s.blocker().id());
@@ -189,9 +189,9 @@ final class Teardown {
     }
 
     private CloseRefusedException refusal(VerbsResource r, List<StuckReference> blockers) {
-        ClosePlan plan = new ClosePlan(policy, List.of(new ClosePlan.Step(r.ref(), r.kind().releaseVerb(), List.of())),
+        ClosePlan plan = new ClosePlan(policy, List.of(new ClosePlan.Step(r.ref(), r.releaseVerb(), List.of())),
                 blockers);
-        return new CloseRefusedException(r.kind().releaseVerb(), r.ref(), plan);
+        return new CloseRefusedException(r.releaseVerb(), r.ref(), plan);
     }
 
     private static void release(VerbsResource r, List<StuckReference> predicted) {

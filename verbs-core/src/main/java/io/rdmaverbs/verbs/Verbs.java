@@ -44,6 +44,8 @@ public final class Verbs implements AutoCloseable {
     private final ConcurrentSkipListMap<Long, VerbsResource> live = new ConcurrentSkipListMap<>();
     private final Map<Handle, VerbsResource> byHandle = new ConcurrentHashMap<>();
     private final List<VerbsListener> listeners = new CopyOnWriteArrayList<>();
+    /** librdmacm's own contexts the graph adopted, one per provider context handle; guarded by itself. */
+    private final Map<ContextHandle, DeviceContext> adopted = new java.util.HashMap<>();
 
     private Verbs(VerbsProvider provider) {
         this.provider = Objects.requireNonNull(provider, "provider");
@@ -154,6 +156,64 @@ public final class Verbs implements AutoCloseable {
         }
     }
 
+    // ---- the connection manager -----------------------------------------------------------------
+
+    /**
+     * {@code rdma_create_event_channel(3)}: the channel CM ids report on. Reports name it by kind and number.
+     *
+     * @throws io.rdmaverbs.verbs.provider.ProviderUnavailableException when the provider has no connection
+     *     manager (the native one without librdmacm)
+     */
+    public CmEventChannel createCmEventChannel() {
+        return newCmEventChannel(null);
+    }
+
+    /** {@link #createCmEventChannel()}, named {@code name} in reports. */
+    public CmEventChannel createCmEventChannel(String name) {
+        return newCmEventChannel(Objects.requireNonNull(name, "name"));
+    }
+
+    private CmEventChannel newCmEventChannel(@Nullable String name) {
+        io.rdmaverbs.verbs.provider.ConnectionVerbs cm = provider.connectionVerbs();
+        CmEventChannel channel;
+        try {
+            channel = new CmEventChannel(this, cm, cm.createEventChannel(), name);
+        } catch (VerbsException e) {
+            throw e.about("a new CM event channel");
+        }
+        register(channel);
+        return channel;
+    }
+
+    /**
+     * The graph's resource for librdmacm's context {@code handle} ({@code id->verbs}): the one already
+     * adopted, or a new adopted {@link DeviceContext}.
+     */
+    DeviceContext adoptContext(ContextHandle handle) {
+        synchronized (adopted) {
+            DeviceContext known = adopted.get(handle);
+            if (known != null && known.isOpen()) {
+                return known;
+            }
+            DeviceContext ctx;
+            try {
+                ctx = DeviceContext.adopted(this, handle, provider.deviceVerbs().queryDevice(handle));
+            } catch (VerbsException e) {
+                throw e.about("librdmacm's context of " + handle.device().name());
+            }
+            adopted.put(handle, ctx);
+            register(ctx);
+            return ctx;
+        }
+    }
+
+    /** An adopted context left the graph; a later id resolved to it adopts it anew. */
+    void contextReleased(DeviceContext ctx) {
+        synchronized (adopted) {
+            adopted.remove(ctx.handle, ctx);
+        }
+    }
+
     // ---- the graph ------------------------------------------------------------------------------
 
     /** Every live resource, oldest first. */
@@ -257,7 +317,7 @@ public final class Verbs implements AutoCloseable {
         R create();
     }
 
-    private void register(VerbsResource r) {
+    void register(VerbsResource r) {
         r.attach();
         live.put(r.id(), r);
         Handle h = r.eventHandle();

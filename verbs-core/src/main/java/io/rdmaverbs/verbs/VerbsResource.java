@@ -30,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  */
 public abstract sealed class VerbsResource implements AutoCloseable
         permits DeviceContext, ProtectionDomain, XrcDomain, CompletionChannel, CompletionQueue, SharedReceiveQueue,
-        QueuePair, XrcReceiveQpRegistration, MemoryRegion, AddressHandle, MulticastAttachment {
+        QueuePair, XrcReceiveQpRegistration, MemoryRegion, AddressHandle, MulticastAttachment, CmEventChannel, CmId,
+        CmEvent {
 
     private static final VarHandle DEPENDENTS;
     private static final VarHandle LEASES;
@@ -50,7 +51,8 @@ public abstract sealed class VerbsResource implements AutoCloseable
     final Verbs verbs;
     private final long id;
     private final ResourceKind kind;
-    private final List<VerbsResource> parents;
+    /** Replaced, never mutated: a CM id gains its adopted device context once it has one. */
+    private volatile List<VerbsResource> parents;
     /*
      * Most resources never get a dependent or a lease: both sets are created on first use (a graph of
      * 100k resources is made mostly of leaves), and read as empty until then.
@@ -96,11 +98,20 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return createdAt;
     }
 
-    /** The device context this resource lives in (itself, for a context). */
-    public abstract DeviceContext context();
+    /**
+     * The device context this resource lives in (itself, for a context); {@code null} for the CM objects
+     * that have none: an event channel, an id not yet bound or resolved ({@code id->verbs} is NULL).
+     */
+    public abstract @Nullable DeviceContext context();
 
     public final ResourceRef ref() {
-        return new ResourceRef(id, kind, name(), context().device().name());
+        DeviceContext ctx = context();
+        return new ResourceRef(id, kind, name(), ctx == null ? ResourceRef.NO_DEVICE : ctx.device().name());
+    }
+
+    /** The verb this resource's release calls; its kind's, unless the resource says otherwise. */
+    String releaseVerb() {
+        return kind.releaseVerb();
     }
 
     /** The resources this one was created on; they cannot be released while it lives. */
@@ -412,6 +423,23 @@ public abstract sealed class VerbsResource implements AutoCloseable
     final void attach() {
         for (VerbsResource p : parents) {
             p.dependentSet().add(this);
+        }
+    }
+
+    /**
+     * Links this live resource under one more parent: a CM id under the device context librdmacm
+     * resolved it to. The caller has entered both.
+     */
+    final void addParent(VerbsResource parent) {
+        synchronized (lifetime) {
+            List<VerbsResource> now = parents;
+            if (now.contains(parent)) {
+                return;
+            }
+            List<VerbsResource> more = new ArrayList<>(now);
+            more.add(parent);
+            parents = List.copyOf(more);
+            parent.dependentSet().add(this);
         }
     }
 }

@@ -12,7 +12,8 @@ import com.tngtech.archunit.lang.ArchRule;
  * layer exchanges), the provider SPI ({@code provider}) with its two implementations ({@code ffm},
  * {@code simulated}), and the resource graph ({@code io.rdmaverbs.verbs} itself) on top. The graph reaches
  * a provider only through the SPI: whoever builds a {@link Verbs} picks the implementation and hands it
- * in ({@link Verbs#using}), so the graph has no factory for either and may name neither.
+ * in ({@link Verbs#using}), so the graph has no factory for either and may name neither. The connection
+ * API ({@code connection}) sits on the graph.
  *
  * <p>Each rule also fails when its subject matches no class (ArchUnit's default), so a renamed package
  * cannot leave a rule checking nothing.
@@ -26,6 +27,7 @@ class LayeringTest {
     private static final String SPI = "io.rdmaverbs.verbs.provider..";
     private static final String FFM = "io.rdmaverbs.verbs.provider.ffm..";
     private static final String SIMULATED = "io.rdmaverbs.verbs.provider.simulated..";
+    private static final String CONNECTION = "io.rdmaverbs.verbs.connection..";
 
     @ArchTest
     static final ArchRule providersNeverDependOnTheGraph = noClasses().that().resideInAPackage(SPI)
@@ -59,6 +61,16 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAnyPackage(FFM, SIMULATED)
             .because("the provider is chosen by whoever calls Verbs.using (the Spring starter, a test), not by "
                     + "the graph");
+
+    @ArchTest
+    static final ArchRule theGraphNeverDependsOnTheConnectionApi = noClasses().that().resideInAPackage(GRAPH)
+            .should().dependOnClassesThat().resideInAPackage(CONNECTION)
+            .because("connections are built on the graph's public CM resources, never the other way round");
+
+    @ArchTest
+    static final ArchRule connectionsUseNoProviderImplementation = noClasses().that().resideInAPackage(CONNECTION)
+            .should().dependOnClassesThat().resideInAnyPackage(FFM, SIMULATED)
+            .because("a connection runs on whichever provider the graph was given, through the graph alone");
 
     @ArchTest
     static final ArchRule nothingInVerbsCoreDependsOnSpring = noClasses()

@@ -2,6 +2,8 @@ package io.rdmaverbs.verbs.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.EnumSet;
@@ -14,6 +16,8 @@ import java.util.stream.Stream;
 
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CloseReport;
+import io.rdmaverbs.verbs.CmEventChannel;
+import io.rdmaverbs.verbs.CmId;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.CompletionQueueSpec;
@@ -33,6 +37,7 @@ import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.provider.CmPortSpace;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
 import io.rdmaverbs.verbs.provider.simulated.FaultPlan;
 import io.rdmaverbs.verbs.provider.simulated.InjectedFault;
@@ -77,6 +82,8 @@ class TeardownFaultSweepTest {
         teardown.close().apply(cleanGraph);
         long releases = clean.faults().calls();
         assertThat(cleanGraph.resources()).isEmpty();
+        // librdmacm's own context stays open: the graph adopted it and never closes it.
+        int cmContexts = clean.resourceCounts("mlx5_0").contexts();
 
         int injected = 0;
         for (int k = 1; k <= releases; k++) {
@@ -115,7 +122,7 @@ class TeardownFaultSweepTest {
             }
             assertThat(verbs.resources()).as(at + ": the graph after the retry").isEmpty();
             ResourceCounts counts = sim.resourceCounts("mlx5_0");
-            assertThat(counts.contexts() + counts.objects()).as(at + ": %s", counts).isZero();
+            assertThat(counts.contexts() - cmContexts + counts.objects()).as(at + ": %s", counts).isZero();
             assertThat(sim.leakedObjects()).as(at).isEmpty();
         }
         System.out.printf("fault sweep teardown %s: %d injection points, %d runs%n", teardown.name(), injected,
@@ -151,6 +158,10 @@ class TeardownFaultSweepTest {
         xrcd.openReceiveQueuePair(xrcReceive.qpNum(), "registration");
         pd.allocateMemory(4096, EnumSet.of(AccessFlag.LOCAL_WRITE), "mr");
         pd.createAddressHandle(Fixtures.selfAddress(ctx), "ah");
+        CmEventChannel cmChannel = verbs.createCmEventChannel("cm-channel");
+        CmId cmId = cmChannel.createId(CmPortSpace.TCP, "cm-id");
+        cmId.resolveAddress(null, new InetSocketAddress(sim.addresses("mlx5_0").getFirst(), 7471), Duration.ofSeconds(1));
+        cmChannel.awaitEvent(Duration.ofSeconds(1)).orElseThrow(); // ADDR_RESOLVED, held: a CM_EVENT
         return verbs;
     }
 }

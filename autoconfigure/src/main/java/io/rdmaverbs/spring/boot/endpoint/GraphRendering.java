@@ -75,7 +75,7 @@ final class GraphRendering {
     }
 
     private static String label(VerbsResource r) {
-        return r.kind().shortName() + " " + r.name() + "\n#" + r.id() + " on " + r.context().device().name();
+        return r.kind().shortName() + " " + r.name() + "\n#" + r.id() + " on " + r.ref().device();
     }
 
     private static String escape(String text) {

@@ -79,6 +79,6 @@ public final class VerbsMetrics implements MeterBinder {
     }
 
     private static boolean onDevice(VerbsResource r, String device) {
-        return r.context().device().name().equals(device);
+        return r.ref().device().equals(device);
     }
 }

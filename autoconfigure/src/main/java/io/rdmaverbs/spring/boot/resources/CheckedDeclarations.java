@@ -129,6 +129,9 @@ public final class CheckedDeclarations {
             case ADDRESS_HANDLE -> "address handle";
             case MULTICAST_ATTACHMENT -> "multicast attachment";
             case XRC_RECEIVE_QP_REGISTRATION -> "XRC receive QP registration";
+            case CM_EVENT_CHANNEL -> "CM event channel";
+            case CM_ID -> "CM id";
+            case CM_EVENT -> "CM event";
         };
     }
 

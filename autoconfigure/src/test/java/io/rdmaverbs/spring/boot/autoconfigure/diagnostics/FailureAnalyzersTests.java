@@ -42,6 +42,8 @@ class FailureAnalyzersTests {
                 .hasAtLeastOneElementOfType(DeviceLimitsFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(DuplicateResourceKeyFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(InvalidDeclarationFailureAnalyzer.class)
+                .hasAtLeastOneElementOfType(InvalidConnectionSettingFailureAnalyzer.class)
+                .hasAtLeastOneElementOfType(RequiredPeerUnavailableFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(VerbFailureAnalyzer.class);
     }
 

@@ -1,0 +1,36 @@
+package io.rdmaverbs.spring.boot.autoconfigure.connections;
+
+import java.time.Duration;
+import java.util.Map;
+
+import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations;
+import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations.Listener;
+import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations.Peer;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Connections over the RDMA connection manager: listeners that accept connections from other hosts and
+ * peers that connect to them. Each listener and each peer becomes a bean ({@code <name>RdmaListener},
+ * {@code <name>RdmaPeer}, qualified by its name); a listener and a peer may share a name.
+ *
+ * @param listeners Listeners, by name.
+ * @param peers Peers this application connects to, by name.
+ * @param disconnectTimeout How long the shutdown waits for each connection's RDMA_CM_EVENT_DISCONNECTED
+ *     after rdma_disconnect before the connection's resources are released anyway.
+ */
+@ConfigurationProperties(ConnectionDeclarations.PREFIX)
+@Validated
+public record RdmaConnectionsProperties(Map<String, @Valid Listener> listeners, Map<String, @Valid Peer> peers,
+        @DefaultValue("2s") @NotNull Duration disconnectTimeout) {
+
+    public RdmaConnectionsProperties {
+        listeners = listeners == null ? Map.of() : listeners;
+        peers = peers == null ? Map.of() : peers;
+    }
+}

@@ -1,0 +1,140 @@
+package io.rdmaverbs.spring.boot.connections;
+
+import java.time.Duration;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Positive;
+import jakarta.validation.constraints.PositiveOrZero;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The listeners and peers an application declares under {@code rdma.verbs.connections}: what
+ * {@link ConnectionsRegistrar} defines beans for and {@link RdmaConnectionsFactory} creates. They are
+ * bound as entries of the auto-configuration's properties and live here, with the types that consume
+ * them, so that this package does not depend on the auto-configuration.
+ */
+public final class ConnectionDeclarations {
+
+    /** The prefix of every connection property. */
+    public static final String PREFIX = "rdma.verbs.connections";
+
+    /** The property path every listener is declared under. */
+    public static final String LISTENERS = PREFIX + ".listeners";
+
+    /** The property path every peer is declared under. */
+    public static final String PEERS = PREFIX + ".peers";
+
+    /** The port of {@code rping(1)} and of every example: 7471. */
+    public static final int DEFAULT_PORT = 7471;
+
+    private ConnectionDeclarations() {
+    }
+
+    /** The property path of the listener declared under {@code name}. */
+    public static String listenerPath(String name) {
+        return LISTENERS + "." + name;
+    }
+
+    /** The property path of the peer declared under {@code name}. */
+    public static String peerPath(String name) {
+        return PEERS + "." + name;
+    }
+
+    /**
+     * A listening CM id ({@code rdma_listen(3)}) that accepts every connection request and hands the
+     * connection to the application's message handler.
+     *
+     * @param address IP literal to listen on; an IPv6 link-local address takes its scope (fe80::1%eth0).
+     *     Set this or device.
+     * @param device RDMA device whose address to listen on (its port 1's link-local address, the GID
+     *     rxe derives from its netdev). Set this or address.
+     * @param port Port to listen on; 0 picks a free one.
+     * @param backlog Connection requests the CM queues before the listener takes them (rdma_listen's backlog).
+     * @param connection Queues and buffers of each accepted connection.
+     * @param handler Bean name of the RdmaMessageHandler that receives each accepted connection's
+     *     messages; may be left out when the context has exactly one.
+     */
+    public record Listener(@Nullable String address, @Nullable String device,
+            @DefaultValue("7471") @Min(0) @Max(65535) int port, @DefaultValue("16") @Positive int backlog,
+            @DefaultValue @Valid PerConnection connection, @Nullable String handler) {
+    }
+
+    /**
+     * A connection this application makes to a listener of another host, reconnected whenever it is lost.
+     *
+     * @param address IP literal of the remote listener; an IPv6 link-local address takes its scope
+     *     (fe80::1%eth0).
+     * @param port Port of the remote listener.
+     * @param resolveTimeout How long address and route resolution may take, each (rdma_resolve_addr,
+     *     rdma_resolve_route).
+     * @param connectTimeout How long the connection handshake may take once the route is resolved.
+     * @param required Whether the application must not start without this peer: startup then waits for
+     *     the first connection for at most resolve-timeout + connect-timeout, and fails when there is
+     *     none. Otherwise startup never waits, and the peer connects in the background.
+     * @param connection Queues and buffers of the connection.
+     * @param heartbeatInterval Interval of the empty message that finds a dead link while the connection
+     *     is idle: RC has no keepalive, so a cut link is only noticed when a send exhausts its retries.
+     *     0 switches it off.
+     * @param reconnect Backoff of the connect attempts (a Resilience4j Retry).
+     * @param circuitBreaker Circuit breaker that stops connect attempts for a while after repeated failures.
+     */
+    public record Peer(@Nullable String address, @DefaultValue("7471") @Min(1) @Max(65535) int port,
+            @DefaultValue("2s") @NotNull Duration resolveTimeout, @DefaultValue("5s") @NotNull Duration connectTimeout,
+            @DefaultValue("false") boolean required, @DefaultValue @Valid PerConnection connection,
+            @DefaultValue("5s") @NotNull Duration heartbeatInterval, @DefaultValue @Valid Reconnect reconnect,
+            @DefaultValue @Valid CircuitBreaker circuitBreaker) {
+    }
+
+    /**
+     * The queues and buffers of one connection: one RC queue pair, one completion queue with a
+     * completion channel, and registered buffers for whole messages.
+     *
+     * @param sendQueueDepth Sends in flight at most (max_send_wr).
+     * @param receiveQueueDepth Receives posted at most (max_recv_wr); at least receive-buffers.
+     * @param completionQueueSize Completions the CQ holds; at least send-queue-depth + receive-queue-depth.
+     * @param receiveBuffers Receive buffers posted before the connection is made, and refilled after each
+     *     message is handled: the number of messages the peer may send ahead.
+     * @param bufferSize Size of each buffer: the largest message.
+     * @param maxInline Largest message sent inline (max_inline_data), in bytes; 0 for none.
+     */
+    public record PerConnection(@DefaultValue("16") @Positive int sendQueueDepth,
+            @DefaultValue("16") @Positive int receiveQueueDepth, @DefaultValue("64") @Positive int completionQueueSize,
+            @DefaultValue("16") @Positive int receiveBuffers, @DefaultValue("4KB") @NotNull DataSize bufferSize,
+            @DefaultValue("0") @PositiveOrZero int maxInline) {
+    }
+
+    /**
+     * The Resilience4j Retry of a peer's connect attempts: exponential backoff between attempts.
+     *
+     * @param initialBackoff Wait after the first failed attempt.
+     * @param multiplier Factor each further wait grows by.
+     * @param maxBackoff Longest wait between two attempts.
+     * @param maxAttempts Attempts before the peer gives up and stays down; 0 retries forever.
+     */
+    public record Reconnect(@DefaultValue("200ms") @NotNull Duration initialBackoff,
+            @DefaultValue("2.0") @DecimalMin("1.0") double multiplier,
+            @DefaultValue("10s") @NotNull Duration maxBackoff, @DefaultValue("0") @PositiveOrZero int maxAttempts) {
+    }
+
+    /**
+     * The Resilience4j circuit breaker of a peer: every connect attempt counts towards its failure rate;
+     * once open, attempts fail at once until the wait is over, then a trial attempt decides.
+     *
+     * @param failureRateThreshold Failure rate, in percent, that opens the breaker.
+     * @param slidingWindowSize Number of connect attempts the failure rate is computed over (and needed
+     *     before it counts).
+     * @param waitDurationInOpenState How long an open breaker refuses attempts before it lets a trial through.
+     */
+    public record CircuitBreaker(@DefaultValue("50") @DecimalMin("1") @DecimalMax("100") float failureRateThreshold,
+            @DefaultValue("10") @Min(1) int slidingWindowSize,
+            @DefaultValue("30s") @NotNull Duration waitDurationInOpenState) {
+    }
+}

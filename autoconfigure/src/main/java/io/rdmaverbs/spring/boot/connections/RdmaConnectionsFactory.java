@@ -1,0 +1,182 @@
+package io.rdmaverbs.spring.boot.connections;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.connection.ConnectSpec;
+import io.rdmaverbs.verbs.connection.Connection;
+import io.rdmaverbs.verbs.connection.Connections;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.context.ApplicationEventPublisher;
+
+/**
+ * Creates the listener and peer beans {@link ConnectionsRegistrar} defines, by name, from their
+ * declarations: the factory bean of those definitions. It checks each declaration before anything is
+ * created (addresses, queue sizes, the handler bean) and keeps what it created, in creation order, for
+ * the {@link RdmaConnectionsLifecycle}, health and metrics.
+ */
+public final class RdmaConnectionsFactory {
+
+    /** The name of this factory's bean, which the registered definitions refer to. */
+    public static final String BEAN_NAME = "rdmaConnectionsFactory";
+
+    private final Verbs verbs;
+    private final Connections connections;
+    private final Map<String, ConnectionDeclarations.Listener> listenerDeclarations;
+    private final Map<String, ConnectionDeclarations.Peer> peerDeclarations;
+    private final ListableBeanFactory beanFactory;
+    private final ApplicationEventPublisher events;
+    private final ConnectionObserver observer;
+    private final PeerRetries retries;
+    private final AttemptGuards guards;
+    private final List<RdmaListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<RdmaPeer> peers = new CopyOnWriteArrayList<>();
+
+    /**
+     * @param guards the circuit breakers of the peers ({@link PeerCircuitBreakers}), or {@link AttemptGuards#NONE}
+     */
+    public RdmaConnectionsFactory(Verbs verbs, Connections connections,
+            Map<String, ConnectionDeclarations.Listener> listeners, Map<String, ConnectionDeclarations.Peer> peers,
+            ListableBeanFactory beanFactory, ApplicationEventPublisher events, ConnectionObserver observer,
+            PeerRetries retries, AttemptGuards guards) {
+        this.verbs = verbs;
+        this.connections = connections;
+        this.listenerDeclarations = listeners;
+        this.peerDeclarations = peers;
+        this.beanFactory = beanFactory;
+        this.events = events;
+        this.observer = observer;
+        this.retries = retries;
+        this.guards = guards;
+    }
+
+    /** The listener declared under {@code name}, not listening yet. */
+    public RdmaListener listener(String name) {
+        String path = ConnectionDeclarations.listenerPath(name);
+        ConnectionDeclarations.Listener declared = declared(listenerDeclarations, name, path);
+        ConnectionSpecs.check(path + ".connection", declared.connection());
+        InetAddress address;
+        if (declared.address() != null && declared.device() != null) {
+            throw new InvalidConnectionSettingException(path, "both address and device are set",
+                    "Set only one: the address to listen on, or the RDMA device whose address to listen on");
+        } else if (declared.address() != null) {
+            address = IpLiterals.parse(path + ".address", declared.address());
+        } else if (declared.device() != null) {
+            address = DeviceAddresses.of(verbs.provider(), declared.device(), path + ".device");
+        } else {
+            throw new InvalidConnectionSettingException(path, "neither address nor device is set",
+                    "Set " + path + ".address to an IP literal of this host, or " + path
+                            + ".device to the RDMA device whose address to listen on");
+        }
+        RdmaListener listener = new RdmaListener(name, new InetSocketAddress(address, declared.port()), declared,
+                connections, handler(path, declared.handler()), observer, events);
+        listeners.add(listener);
+        return listener;
+    }
+
+    /** The peer declared under {@code name}, not connecting yet. */
+    public RdmaPeer peer(String name) {
+        String path = ConnectionDeclarations.peerPath(name);
+        ConnectionDeclarations.Peer declared = declared(peerDeclarations, name, path);
+        if (declared.address() == null) {
+            throw new InvalidConnectionSettingException(path + ".address", "no address is set",
+                    "Set it to the IP literal of the remote listener, e.g. fe80::1%eth0 or 192.168.1.2");
+        }
+        ConnectionSpecs.check(path + ".connection", declared.connection());
+        if (declared.heartbeatInterval().isNegative()) {
+            throw new InvalidConnectionSettingException(path + ".heartbeat-interval", "it is negative",
+                    "Set a positive interval, or 0 to send no heartbeat");
+        }
+        InetSocketAddress remote = new InetSocketAddress(IpLiterals.parse(path + ".address", declared.address()),
+                declared.port());
+        RdmaPeer peer = new RdmaPeer(name, remote, declared, this::connect, retries.forPeer(name, declared.reconnect()),
+                guards.forPeer(name, declared.circuitBreaker()), observer, events);
+        peers.add(peer);
+        return peer;
+    }
+
+    /**
+     * One connect attempt: address and route resolution each within {@code resolve-timeout}, the
+     * handshake within {@code connect-timeout}. An attempt given up (its time is over, or the peer is
+     * stopping) closes the connection should it still come.
+     */
+    private RdmaSession connect(RdmaPeer peer, RdmaSession.Watcher watcher) throws Exception {
+        ConnectionDeclarations.Peer declared = peer.declaration();
+        ConnectSpec spec = ConnectSpec.to(peer.remoteAddress()).timeout(declared.resolveTimeout())
+                .connection(ConnectionSpecs.of(declared.connection()));
+        Duration bound = declared.resolveTimeout().multipliedBy(2).plus(declared.connectTimeout());
+        CompletableFuture<Connection> attempt = connections.connectAsync(spec);
+        Connection connection;
+        try {
+            connection = attempt.get(bound.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        } catch (TimeoutException | InterruptedException e) {
+            attempt.thenAccept(Connection::close);
+            if (e instanceof TimeoutException) {
+                throw new TimeoutException("no connection to " + RdmaPeer.format(peer.remoteAddress()) + " within "
+                        + bound + " (resolve-timeout twice and connect-timeout)");
+            }
+            throw e;
+        }
+        return new RdmaSession("peer '" + peer.name() + "'", connection, null, watcher);
+    }
+
+    /** The listeners created so far, in creation order. */
+    public List<RdmaListener> listeners() {
+        return List.copyOf(listeners);
+    }
+
+    /** The peers created so far, in creation order. */
+    public List<RdmaPeer> peers() {
+        return List.copyOf(peers);
+    }
+
+    /** The connection manager every listener and peer uses: one event channel and its event loop. */
+    public Connections connections() {
+        return connections;
+    }
+
+    private RdmaMessageHandler handler(String path, String name) {
+        if (name != null) {
+            if (!beanFactory.containsBean(name)) {
+                throw new InvalidConnectionSettingException(path + ".handler", "there is no bean named '" + name + "'",
+                        "Name an RdmaMessageHandler bean of the application");
+            }
+            Object bean = beanFactory.getBean(name);
+            if (!(bean instanceof RdmaMessageHandler handler)) {
+                throw new InvalidConnectionSettingException(path + ".handler", "the bean '" + name + "' is a "
+                        + bean.getClass().getName() + ", not an RdmaMessageHandler", "Name an RdmaMessageHandler bean");
+            }
+            return handler;
+        }
+        String[] candidates = beanFactory.getBeanNamesForType(RdmaMessageHandler.class);
+        if (candidates.length != 1) {
+            throw new InvalidConnectionSettingException(path + ".handler", candidates.length == 0
+                    ? "the application has no RdmaMessageHandler bean to hand the connections' messages to"
+                    : "it is not set, and the application has " + candidates.length + " RdmaMessageHandler beans "
+                            + List.of(candidates),
+                    "Declare an RdmaMessageHandler bean, and name it in " + path + ".handler when there are several");
+        }
+        return beanFactory.getBean(candidates[0], RdmaMessageHandler.class);
+    }
+
+    private static <T> T declared(Map<String, T> declarations, String name, String path) {
+        T declared = declarations.get(name);
+        if (declared == null) {
+            throw new IllegalStateException(path + " is not declared (the application was processed ahead of time "
+                    + "with other connections than it runs with)");
+        }
+        return declared;
+    }
+}

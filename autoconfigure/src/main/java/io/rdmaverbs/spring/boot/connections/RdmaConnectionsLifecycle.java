@@ -1,0 +1,137 @@
+package io.rdmaverbs.spring.boot.connections;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Starts the declared listeners and peers once every bean exists, and stops them before the verbs
+ * teardown:
+ * <ul>
+ * <li>start: each listener binds and listens, on the startup thread (EADDRINUSE fails the startup);
+ * each peer starts connecting on a thread of its own; only a {@code required} peer is waited for;</li>
+ * <li>stop (a phase above {@link VerbsTeardown#PHASE}, so it runs first): peers stop their connect loops
+ * and disconnect, listeners stop listening and disconnect what they accepted (the other side sees
+ * RDMA_CM_EVENT_DISCONNECTED), each connection waiting at most {@code disconnect-timeout} for its
+ * DISCONNECTED; then the connection manager's event channel is closed. What is left after that (a
+ * connection whose release was refused) is the verbs teardown's, under its policy.</li>
+ * </ul>
+ * The stop runs on a thread of its own, so the context waits for it at most
+ * {@code spring.lifecycle.timeout-per-shutdown-phase}, even while a peer is in the middle of an attempt
+ * to a host that never answers.
+ */
+public final class RdmaConnectionsLifecycle implements SmartLifecycle {
+
+    /** Above the verbs teardown (and its async-event readers): connections end before their resources go. */
+    public static final int PHASE = VerbsTeardown.PHASE + 256;
+
+    private static final Log logger = LogFactory.getLog(RdmaConnectionsLifecycle.class.getPackageName());
+
+    private final RdmaConnectionsFactory factory;
+    private final Duration disconnectTimeout;
+    private volatile boolean running;
+
+    /**
+     * @param disconnectTimeout how long the stop waits for each connection's DISCONNECTED
+     */
+    public RdmaConnectionsLifecycle(RdmaConnectionsFactory factory, Duration disconnectTimeout) {
+        this.factory = factory;
+        this.disconnectTimeout = disconnectTimeout;
+    }
+
+    @Override
+    public void start() {
+        for (RdmaListener listener : factory.listeners()) {
+            listener.start();
+        }
+        List<RdmaPeer> peers = factory.peers();
+        peers.forEach(RdmaPeer::start);
+        running = true;
+        for (RdmaPeer peer : peers) {
+            if (peer.isRequired()) {
+                try {
+                    awaitRequired(peer);
+                } catch (RequiredPeerUnavailableException e) {
+                    // A failed refresh destroys the beans but stops no lifecycle: end the loops here.
+                    stop();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static void awaitRequired(RdmaPeer peer) {
+        ConnectionDeclarations.Peer declared = peer.declaration();
+        Duration bound = declared.resolveTimeout().plus(declared.connectTimeout());
+        boolean connected;
+        try {
+            connected = peer.awaitConnected(bound);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            connected = false;
+        }
+        if (!connected) {
+            throw new RequiredPeerUnavailableException(peer.name(), RdmaPeer.format(peer.remoteAddress()), bound,
+                    peer.attempts(), peer.lastError() == null ? null : new IllegalStateException(peer.lastError()));
+        }
+    }
+
+    @Override
+    public void stop() {
+        long started = System.nanoTime();
+        List<String> stopped = new ArrayList<>();
+        try {
+            for (RdmaPeer peer : factory.peers().reversed()) {
+                peer.stop(disconnectTimeout);
+                stopped.add("peer '" + peer.name() + "'");
+            }
+            for (RdmaListener listener : factory.listeners().reversed()) {
+                int open = listener.sessions().size();
+                listener.stop(disconnectTimeout);
+                stopped.add("listener '" + listener.name() + "' (" + open + " connection(s) disconnected)");
+            }
+            factory.connections().close();
+        } finally {
+            running = false;
+        }
+        if (!stopped.isEmpty()) {
+            logger.info("RDMA connections stopped in " + Duration.ofNanos(System.nanoTime() - started).toMillis()
+                    + " ms, before the verbs teardown: " + String.join(", ", stopped)
+                    + "; connection manager event channel closed");
+        }
+    }
+
+    /** Stops on a thread of its own: the context's wait is bounded by its shutdown-phase timeout. */
+    @Override
+    public void stop(Runnable callback) {
+        Thread.ofPlatform().daemon().name("rdma-connections-stop").start(() -> {
+            try {
+                stop();
+            } finally {
+                callback.run();
+            }
+        });
+    }
+
+    /** A pause is no shutdown: connections stay up for the restart. */
+    @Override
+    public boolean isPauseable() {
+        return false;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}

@@ -1,0 +1,140 @@
+package io.rdmaverbs.spring.boot.connections;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.rdmaverbs.verbs.connection.Connection;
+import io.rdmaverbs.verbs.connection.ConnectionListener;
+import io.rdmaverbs.verbs.connection.ConnectionRequest;
+import io.rdmaverbs.verbs.connection.Connections;
+import io.rdmaverbs.verbs.connection.ListenSpec;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.ApplicationEventPublisher;
+
+/**
+ * A listening CM id declared under {@code rdma.verbs.connections.listeners.<name>}: it accepts every
+ * connection request and hands each connection, as a {@link RdmaSession}, to the application's
+ * {@link RdmaMessageHandler}. Each accept is logged (INFO, {@code RDMA listener '<name>' accepted
+ * <address>}) and published as a {@link RdmaConnectionAcceptedEvent}; a session ends when the other side
+ * disconnects or a work request fails, and is then released.
+ */
+public final class RdmaListener {
+
+    private static final Log logger = LogFactory.getLog(RdmaListener.class.getPackageName());
+
+    private final String name;
+    private final InetSocketAddress bindAddress;
+    private final ConnectionDeclarations.Listener settings;
+    private final Connections connections;
+    private final RdmaMessageHandler handler;
+    private final ConnectionObserver observer;
+    private final ApplicationEventPublisher events;
+    private final Set<RdmaSession> sessions = ConcurrentHashMap.newKeySet();
+    private volatile @Nullable ConnectionListener listening;
+    private volatile boolean stopping;
+
+    RdmaListener(String name, InetSocketAddress bindAddress, ConnectionDeclarations.Listener settings,
+            Connections connections, RdmaMessageHandler handler, ConnectionObserver observer,
+            ApplicationEventPublisher events) {
+        this.name = name;
+        this.bindAddress = bindAddress;
+        this.settings = settings;
+        this.connections = connections;
+        this.handler = handler;
+        this.observer = observer;
+        this.events = events;
+    }
+
+    /** Its key under {@code rdma.verbs.connections.listeners}. */
+    public String name() {
+        return name;
+    }
+
+    /** The address and port it listens on (the port picked, when 0 was declared), once started. */
+    public InetSocketAddress address() {
+        ConnectionListener l = listening;
+        InetSocketAddress bound = l == null ? null : l.address();
+        return bound == null ? bindAddress : bound;
+    }
+
+    /** Whether it is listening. */
+    public boolean isListening() {
+        return listening != null;
+    }
+
+    /** The connections it accepted that are still open. */
+    public List<RdmaSession> sessions() {
+        return List.copyOf(sessions);
+    }
+
+    /** {@code rdma_bind_addr} and {@code rdma_listen}: fails at once (EADDRINUSE, EADDRNOTAVAIL...). */
+    void start() {
+        if (listening != null) {
+            return;
+        }
+        stopping = false;
+        ListenSpec spec = ListenSpec.on(bindAddress).backlog(settings.backlog())
+                .connection(ConnectionSpecs.of(settings.connection()));
+        listening = connections.listen(spec, this::onRequest);
+        logger.info("RDMA listener '" + name + "' listening on " + RdmaPeer.format(address()));
+    }
+
+    private void onRequest(ConnectionRequest request) {
+        if (stopping) {
+            request.reject(new byte[0]);
+            observer.rejected("listener", name);
+            return;
+        }
+        long started = System.nanoTime();
+        Connection connection = request.accept();
+        RdmaSession session = new RdmaSession("listener '" + name + "' <- " + RdmaPeer.format(request.peerAddress()),
+                connection, handler, this::lost);
+        sessions.add(session);
+        observer.established("listener", name, Duration.ofNanos(System.nanoTime() - started));
+        logger.info("RDMA listener '" + name + "' accepted " + RdmaPeer.format(session.peerAddress()));
+        events.publishEvent(new RdmaConnectionAcceptedEvent(this, request.peerAddress(), session));
+    }
+
+    private void lost(RdmaSession session, String reason, List<String> failedCompletions) {
+        if (!sessions.remove(session)) {
+            return;
+        }
+        observer.disconnected("listener", name);
+        logger.info("RDMA listener '" + name + "' connection from " + RdmaPeer.format(session.peerAddress())
+                + " ended: " + reason + (failedCompletions.isEmpty() ? ""
+                        : " (failed work completions: " + String.join(", ", failedCompletions) + ")"));
+        // Off the completion thread that told us: the close joins it.
+        Thread.ofVirtual().name("rdma-release-" + name).start(() -> session.close(Duration.ofSeconds(2)));
+    }
+
+    /**
+     * Stops listening ({@code rdma_destroy_id} of the listening id; requests not taken yet are rejected)
+     * and disconnects every accepted connection gracefully, all within {@code timeout}.
+     */
+    void stop(Duration timeout) {
+        stopping = true;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ConnectionListener l = listening;
+        listening = null;
+        if (l != null) {
+            l.close();
+        }
+        for (RdmaSession session : List.copyOf(sessions)) {
+            sessions.remove(session);
+            session.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            observer.disconnected("listener", name);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaListener '" + name + "' on " + RdmaPeer.format(address()) + ", " + sessions.size()
+                + " connection(s)";
+    }
+}

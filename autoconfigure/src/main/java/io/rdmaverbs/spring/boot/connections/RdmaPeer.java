@@ -1,0 +1,377 @@
+package io.rdmaverbs.spring.boot.connections;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.resilience4j.retry.Retry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.ApplicationEventPublisher;
+
+/**
+ * A connection this application keeps to a listener of another host, declared under
+ * {@code rdma.verbs.connections.peers.<name>}: inject it with {@code @Qualifier("<name>") RdmaPeer} and
+ * {@link #send} or {@link #request} byte messages on it.
+ *
+ * <p>It connects on a thread of its own, never on the startup thread (unless declared {@code required}),
+ * through a Resilience4j {@link Retry} with exponential backoff and its {@link AttemptGuard circuit
+ * breaker}; the application starts with the peer {@link PeerState#DOWN}. Once connected it watches the
+ * connection: the other side's disconnect (RDMA_CM_EVENT_DISCONNECTED), a work request that completes in
+ * error or is flushed, or a failed heartbeat makes it DOWN and it reconnects. Each step is logged (INFO,
+ * {@code RDMA peer '<name>' connected to <address> (attempt N)}, {@code RDMA peer '<name>' down:
+ * <reason>}) and published as a {@link RdmaPeerConnectedEvent} or {@link RdmaPeerDownEvent}.
+ */
+public final class RdmaPeer {
+
+    private static final Log logger = LogFactory.getLog(RdmaPeer.class.getPackageName());
+
+    /** Makes one connection to the peer's listener, blocking, bounded by the peer's timeouts. */
+    @FunctionalInterface
+    interface Connector {
+        RdmaSession connect(RdmaPeer peer, RdmaSession.Watcher watcher) throws Exception;
+    }
+
+    private final String name;
+    private final InetSocketAddress remoteAddress;
+    private final ConnectionDeclarations.Peer settings;
+    private final Connector connector;
+    private final Retry retry;
+    private final AttemptGuard guard;
+    private final ConnectionObserver observer;
+    private final ApplicationEventPublisher events;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private volatile PeerState state = PeerState.NEW;
+    private volatile Instant since = Instant.now();
+    private volatile @Nullable String lastError;
+    /** Attempts since the peer was last connected (or started). */
+    private final AtomicInteger attempts = new AtomicInteger();
+    private volatile @Nullable RdmaSession session;
+    /** Completed when the current session is lost; the loop waits on it between heartbeats. */
+    private volatile CompletableFuture<String> lost = new CompletableFuture<>();
+    private volatile @Nullable Thread loop;
+    private volatile boolean stopping;
+
+    RdmaPeer(String name, InetSocketAddress remoteAddress, ConnectionDeclarations.Peer settings, Connector connector,
+            Retry retry, AttemptGuard guard, ConnectionObserver observer, ApplicationEventPublisher events) {
+        this.name = name;
+        this.remoteAddress = remoteAddress;
+        this.settings = settings;
+        this.connector = connector;
+        this.retry = retry;
+        this.guard = guard;
+        this.observer = observer;
+        this.events = events;
+    }
+
+    /** Its key under {@code rdma.verbs.connections.peers}. */
+    public String name() {
+        return name;
+    }
+
+    /** The remote listener's address and port. */
+    public InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    public PeerState state() {
+        return state;
+    }
+
+    /** When the peer entered its current state. */
+    public Instant since() {
+        return since;
+    }
+
+    /** Why the last attempt failed or the last connection was lost; empty once connected. */
+    public @Nullable String lastError() {
+        return lastError;
+    }
+
+    /** Connect attempts since the peer was last connected; the attempt that connected it while CONNECTED. */
+    public int attempts() {
+        return attempts.get();
+    }
+
+    /** Its circuit breaker's state (CLOSED, OPEN, HALF_OPEN...), empty without resilience4j-circuitbreaker. */
+    public java.util.Optional<String> circuitBreakerState() {
+        return guard.state();
+    }
+
+    ConnectionDeclarations.Peer declaration() {
+        return settings;
+    }
+
+    /** Whether it is declared {@code required}. */
+    public boolean isRequired() {
+        return settings.required();
+    }
+
+    /** The current connection, empty while not connected. */
+    public java.util.Optional<RdmaSession> session() {
+        return java.util.Optional.ofNullable(session);
+    }
+
+    /**
+     * Waits until the peer is connected.
+     *
+     * @return whether it is connected; {@code false} after the timeout or once it stopped
+     */
+    public boolean awaitConnected(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        lock.lock();
+        try {
+            while (state != PeerState.CONNECTED && state != PeerState.STOPPED) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                changed.awaitNanos(left);
+            }
+            return state == PeerState.CONNECTED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Sends one message on the connection: copied into a registered send buffer and posted; returns once
+     * the send completed.
+     *
+     * @throws RdmaPeerUnavailableException when the peer is not connected
+     */
+    public void send(byte[] message) {
+        connected().send(message);
+    }
+
+    /**
+     * Sends one message and waits for the next message the other side sends back: a request and its
+     * reply. Requests on one peer are answered in order.
+     *
+     * @return the reply, a copy
+     * @throws RdmaPeerUnavailableException when the peer is not connected, or goes down before the reply
+     * @throws TimeoutException when no reply came within {@code timeout}
+     */
+    public byte[] request(byte[] message, Duration timeout) throws TimeoutException, InterruptedException {
+        RdmaSession current = connected();
+        try {
+            return current.request(message, timeout);
+        } catch (RdmaSessionClosedException e) {
+            throw unavailable(e);
+        }
+    }
+
+    private RdmaSession connected() {
+        RdmaSession current = session;
+        if (current == null || state != PeerState.CONNECTED) {
+            throw unavailable(null);
+        }
+        return current;
+    }
+
+    private RdmaPeerUnavailableException unavailable(@Nullable Throwable cause) {
+        return new RdmaPeerUnavailableException(name, state, lastError, cause);
+    }
+
+    /** Starts the connect loop on a thread of its own. */
+    void start() {
+        lock.lock();
+        try {
+            if (loop != null) {
+                return;
+            }
+            stopping = false;
+            transition(PeerState.CONNECTING, null);
+            loop = Thread.ofPlatform().daemon().name("rdma-peer-" + name).start(this::run);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Stops the connect loop (waking it from a backoff or a wait) and disconnects the connection
+     * gracefully, waiting at most {@code timeout} in all.
+     */
+    void stop(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Thread thread;
+        lock.lock();
+        try {
+            stopping = true;
+            thread = loop;
+            loop = null;
+        } finally {
+            lock.unlock();
+        }
+        if (thread != null) {
+            thread.interrupt();
+            try {
+                thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        RdmaSession current = session;
+        session = null;
+        if (current != null) {
+            current.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
+        transition(PeerState.STOPPED, lastError);
+    }
+
+    private void run() {
+        while (!stopping) {
+            RdmaSession connected;
+            try {
+                connected = retry.executeCheckedSupplier(() -> guard.call(this::attempt));
+            } catch (Throwable e) {
+                if (!stopping) {
+                    lastError = describe(e);
+                    logger.warn("RDMA peer '" + name + "' gave up after " + attempts.get() + " attempt(s): "
+                            + lastError);
+                    transition(PeerState.STOPPED, lastError);
+                }
+                return;
+            }
+            if (stopping) {
+                connected.close(Duration.ZERO);
+                return;
+            }
+            if (!watch(connected)) {
+                return;
+            }
+        }
+    }
+
+    /** One attempt: resolve, route, connect. A failure is DOWN until the retry's next attempt. */
+    private RdmaSession attempt() throws Exception {
+        if (stopping) {
+            throw new InterruptedException("stopping");
+        }
+        int n = attempts.incrementAndGet();
+        if (n > 1) {
+            observer.reconnectAttempt(name);
+        }
+        transition(PeerState.CONNECTING, lastError);
+        long started = System.nanoTime();
+        CompletableFuture<String> loss = new CompletableFuture<>();
+        try {
+            RdmaSession connected = connector.connect(this, (s, reason, failed) -> lostSession(loss, reason, failed));
+            Duration setup = Duration.ofNanos(System.nanoTime() - started);
+            lost = loss;
+            session = connected;
+            lastError = null;
+            observer.established("peer", name, setup);
+            transition(PeerState.CONNECTED, null);
+            logger.info("RDMA peer '" + name + "' connected to " + format(connected.peerAddress()) + " (attempt " + n
+                    + ")");
+            events.publishEvent(new RdmaPeerConnectedEvent(this, remoteAddress, n, setup));
+            return connected;
+        } catch (Exception e) {
+            lastError = describe(e);
+            if (RdmaSession.isRejection(e)) {
+                observer.rejected("peer", name);
+            }
+            if (!stopping) {
+                transition(PeerState.DOWN, lastError);
+                logger.debug("RDMA peer '" + name + "' attempt " + n + " failed: " + lastError);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Sends a heartbeat every interval while connected, until the connection is lost.
+     *
+     * @return whether to reconnect (false once stopping)
+     */
+    private boolean watch(RdmaSession connected) {
+        Duration interval = settings.heartbeatInterval();
+        CompletableFuture<String> loss = lost;
+        while (!stopping) {
+            try {
+                if (interval.isZero()) {
+                    loss.get();
+                } else {
+                    loss.get(interval.toNanos(), TimeUnit.NANOSECONDS);
+                }
+                break;
+            } catch (TimeoutException idle) {
+                connected.heartbeat();
+            } catch (InterruptedException e) {
+                return false;
+            } catch (ExecutionException e) {
+                break;
+            }
+        }
+        if (stopping) {
+            return false;
+        }
+        session = null;
+        attempts.set(0);
+        connected.close(Duration.ZERO);
+        return true;
+    }
+
+    private void lostSession(CompletableFuture<String> loss, String reason, List<String> failedCompletions) {
+        if (stopping || !loss.complete(reason)) {
+            return;
+        }
+        lastError = reason;
+        observer.disconnected("peer", name);
+        transition(PeerState.DOWN, reason);
+        logger.info("RDMA peer '" + name + "' down: " + reason + (failedCompletions.isEmpty() ? ""
+                : " (failed work completions: " + String.join(", ", failedCompletions) + ")"));
+        events.publishEvent(new RdmaPeerDownEvent(this, remoteAddress, reason, failedCompletions));
+    }
+
+    private void transition(PeerState next, @Nullable String error) {
+        lock.lock();
+        try {
+            if (state == PeerState.STOPPED && next != PeerState.STOPPED) {
+                return;
+            }
+            if (state != next) {
+                state = next;
+                since = Instant.now();
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    static String format(@Nullable InetSocketAddress address) {
+        if (address == null) {
+            return "?";
+        }
+        String host = address.getAddress() == null ? address.getHostString() : address.getAddress().getHostAddress();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
+    }
+
+    private static String describe(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof ExecutionException || t instanceof java.util.concurrent.CompletionException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaPeer '" + name + "' -> " + format(remoteAddress) + " " + state;
+    }
+}

@@ -1,0 +1,27 @@
+package io.rdmaverbs.spring.boot.connections;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/** A peer is connected: its first connection, or a reconnect. */
+public final class RdmaPeerConnectedEvent extends RdmaConnectionEvent {
+
+    private final int attempt;
+    private final Duration setup;
+
+    RdmaPeerConnectedEvent(RdmaPeer peer, InetSocketAddress remoteAddress, int attempt, Duration setup) {
+        super(peer, peer.name(), remoteAddress);
+        this.attempt = attempt;
+        this.setup = setup;
+    }
+
+    /** The attempt that connected, counted from 1 since the peer was last connected. */
+    public int attempt() {
+        return attempt;
+    }
+
+    /** How long the successful attempt took, from resolving the address to ESTABLISHED. */
+    public Duration setup() {
+        return setup;
+    }
+}

@@ -1,0 +1,435 @@
+package io.rdmaverbs.spring.boot.connections;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.rdmaverbs.verbs.CompletionChannel;
+import io.rdmaverbs.verbs.CompletionQueue;
+import io.rdmaverbs.verbs.QueuePair;
+import io.rdmaverbs.verbs.SendRequest;
+import io.rdmaverbs.verbs.attr.SendFlag;
+import io.rdmaverbs.verbs.attr.WcOpcode;
+import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.connection.Connection;
+import io.rdmaverbs.verbs.connection.ConnectionBuffers;
+import io.rdmaverbs.verbs.connection.ConnectionRejectedException;
+import io.rdmaverbs.verbs.error.VerbsException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One established connection with the message-level helper on it: whole byte messages sent from, and
+ * received into, the connection's registered buffers, completions taken from its completion channel on
+ * a thread of the session, every receive posted again once its message was handled. An application
+ * never writes a poll loop: it {@link #send}s, and a {@link RdmaMessageHandler} gets each message.
+ *
+ * <p>A message is one RC SEND into one receive buffer, so at most {@code buffer-size} bytes; an empty
+ * SEND is the peers' heartbeat and never reaches a handler. A work completion in error (a retry
+ * exhausted on a cut link, the flush of a disconnect) ends the session: its owner is told with the
+ * statuses ({@code ibv_wc_status_str(3)} names) and reconnects or forgets it.
+ *
+ * <p>Threads: the completion thread only polls and hands messages on; handlers run serially on a
+ * dispatch thread of the session, so a slow handler delays its own connection only, and may itself
+ * {@link #send}.
+ */
+public final class RdmaSession {
+
+    private static final Log logger = LogFactory.getLog(RdmaSession.class.getPackageName());
+
+    /** Send work request ids carry this bit; receive ids are their buffer's index. */
+    private static final long SEND_BIT = 1L << 62;
+    /** How long a completion-thread wait lasts before it checks whether the session is closing. */
+    private static final Duration EVENT_WAIT = Duration.ofMillis(200);
+    /** How long a send may wait for a free send buffer, and then for its completion. */
+    private static final Duration SEND_WAIT = Duration.ofSeconds(10);
+
+    /** Told when the session ends by itself; never for {@link #close}. */
+    @FunctionalInterface
+    interface Watcher {
+        void lost(RdmaSession session, String reason, List<String> failedCompletions);
+    }
+
+    private final String owner;
+    private final Connection connection;
+    private final QueuePair qp;
+    private final CompletionQueue cq;
+    private final CompletionChannel channel;
+    private final ConnectionBuffers buffers;
+    private final int bufferSize;
+    private final int maxInline;
+    private final @Nullable RdmaMessageHandler handler;
+    private final Watcher watcher;
+
+    private final Object postLock = new Object();
+    private final SendRequest send;
+    private final WorkCompletions completions;
+    private final BlockingQueue<Integer> freeSendSlots;
+    private final CompletableFuture<?>[] sendsInFlight;
+    private final Queue<CompletableFuture<byte[]>> awaitingReply = new ConcurrentLinkedQueue<>();
+    private final ExecutorService dispatch;
+    private final Thread completionThread;
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private volatile @Nullable String endReason;
+
+    RdmaSession(String owner, Connection connection, @Nullable RdmaMessageHandler handler, Watcher watcher) {
+        this.owner = owner;
+        this.connection = connection;
+        this.qp = connection.queuePair();
+        this.cq = connection.completionQueue();
+        this.channel = Objects.requireNonNull(connection.completionChannel(), "the connection has no completion channel");
+        this.buffers = connection.buffers();
+        this.bufferSize = Math.min(buffers.receiveSize(), buffers.sendSize());
+        this.maxInline = qp.capabilities().maxInlineData();
+        this.handler = handler;
+        this.watcher = watcher;
+        this.send = qp.newSendRequest(1);
+        this.completions = cq.newWorkCompletions(16);
+        int slots = buffers.sendCount();
+        this.freeSendSlots = new ArrayBlockingQueue<>(slots);
+        for (int i = 0; i < slots; i++) {
+            freeSendSlots.add(i);
+        }
+        this.sendsInFlight = new CompletableFuture<?>[slots];
+        this.dispatch = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("rdma-session-" + owner).factory());
+        cq.requestNotification(false);
+        this.completionThread = Thread.ofPlatform().daemon().name("rdma-completions-" + owner).unstarted(this::poll);
+        connection.onDisconnect(c -> lose("the other side disconnected (RDMA_CM_EVENT_DISCONNECTED)"));
+        completionThread.start();
+    }
+
+    /** The other side's address. */
+    public @Nullable InetSocketAddress peerAddress() {
+        return connection.peerAddress();
+    }
+
+    public @Nullable InetSocketAddress localAddress() {
+        return connection.localAddress();
+    }
+
+    /** The largest message, in bytes: the size of a receive buffer. */
+    public int maxMessageSize() {
+        return bufferSize;
+    }
+
+    /** Whether messages can still be sent: neither lost nor closed. */
+    public boolean isOpen() {
+        return !ended.get();
+    }
+
+    /** The verbs-core connection underneath: its queue pair, CQ and state. */
+    public Connection connection() {
+        return connection;
+    }
+
+    /**
+     * Sends one message, 1 to {@link #maxMessageSize()} bytes: copied into a free send buffer, posted,
+     * and awaited until its work completion.
+     *
+     * @throws RdmaSessionClosedException when the session is lost or closed, before or during the send
+     */
+    public void send(byte[] message) {
+        if (message.length == 0 || message.length > bufferSize) {
+            throw new IllegalArgumentException("a message is 1.." + bufferSize + " bytes (the connection's buffer-size), "
+                    + "got " + message.length);
+        }
+        post(MemorySegment.ofArray(message));
+    }
+
+    /** Sends the bytes between the buffer's position and its limit, as {@link #send(byte[])}. */
+    public void send(ByteBuffer message) {
+        if (!message.hasRemaining() || message.remaining() > bufferSize) {
+            throw new IllegalArgumentException("a message is 1.." + bufferSize + " bytes (the connection's buffer-size), "
+                    + "got " + message.remaining());
+        }
+        post(MemorySegment.ofBuffer(message));
+    }
+
+    /**
+     * Sends one message and returns the next message that arrives: a request and its reply. Messages
+     * that arrive while no request waits go to the handler, if any.
+     *
+     * @throws TimeoutException when no reply came in time; the reply, if it comes later, is dropped
+     */
+    public byte[] request(byte[] message, Duration timeout) throws TimeoutException, InterruptedException {
+        CompletableFuture<byte[]> reply = new CompletableFuture<>();
+        awaitingReply.add(reply);
+        try {
+            send(message);
+            return reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw closed(e.getCause());
+        } catch (TimeoutException e) {
+            throw new TimeoutException("no reply from " + owner + " within " + timeout);
+        } finally {
+            awaitingReply.remove(reply);
+        }
+    }
+
+    /** The peers' heartbeat: an empty send. A failure ends the session (its completion is in error). */
+    void heartbeat() {
+        try {
+            post(MemorySegment.NULL);
+        } catch (RdmaSessionClosedException | IllegalStateException | VerbsException e) {
+            lose("heartbeat failed: " + e.getMessage());
+        }
+    }
+
+    private void post(MemorySegment payload) {
+        if (ended.get()) {
+            throw closed(null);
+        }
+        Integer slot;
+        try {
+            slot = freeSendSlots.poll(SEND_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw closed(e);
+        }
+        if (slot == null) {
+            throw new RdmaSessionClosedException(owner + ": every send buffer is still in flight after " + SEND_WAIT, null);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        int length = (int) payload.byteSize();
+        try {
+            synchronized (postLock) {
+                if (ended.get()) {
+                    throw closed(null);
+                }
+                MemorySegment.copy(payload, 0, buffers.sendBuffer(slot), 0, length);
+                sendsInFlight[slot] = done;
+                send.clear().wrId(SEND_BIT | slot).flags(SendFlag.SIGNALED
+                        | (length > 0 && length <= maxInline ? SendFlag.INLINE : 0));
+                if (length == 0) {
+                    send.segments(0);
+                } else {
+                    send.single(buffers.region(), buffers.sendOffset(slot), length);
+                }
+                qp.postSend(send);
+            }
+        } catch (RuntimeException e) {
+            sendsInFlight[slot] = null;
+            freeSendSlots.add(slot);
+            throw e;
+        }
+        try {
+            done.get(SEND_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw closed(e.getCause());
+        } catch (TimeoutException e) {
+            throw new RdmaSessionClosedException(owner + ": the send did not complete within " + SEND_WAIT, null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw closed(e);
+        }
+    }
+
+    /** The completion thread: wait for an event, acknowledge it, re-arm, poll until empty. */
+    private void poll() {
+        List<String> failed = new ArrayList<>();
+        while (!ended.get()) {
+            try {
+                Optional<CompletionQueue> event = channel.awaitEvent(EVENT_WAIT);
+                if (event.isPresent()) {
+                    event.get().acknowledgeEvents(1);
+                    cq.requestNotification(false);
+                }
+                int n;
+                while ((n = cq.poll(completions)) > 0) {
+                    for (int i = 0; i < n; i++) {
+                        complete(i, failed);
+                    }
+                }
+            } catch (RuntimeException e) {
+                if (!ended.get()) {
+                    lose("polling " + cq.ref() + " failed: " + e.getMessage());
+                }
+                return;
+            }
+            if (!failed.isEmpty()) {
+                lose("a work request completed in error", failed);
+                return;
+            }
+        }
+    }
+
+    private void complete(int i, List<String> failed) {
+        long wrId = completions.wrId(i);
+        WcStatus status = completions.status(i);
+        WcOpcode opcode = completions.opcode(i);
+        boolean isSend = (wrId & SEND_BIT) != 0;
+        if (status != WcStatus.SUCCESS) {
+            failed.add((isSend ? "SEND" : "RECV") + " " + status.name());
+            if (isSend) {
+                finishSend((int) (wrId & ~SEND_BIT), new RdmaSessionClosedException(owner + ": the send completed with "
+                        + status.name(), null));
+            }
+            return;
+        }
+        if (isSend) {
+            finishSend((int) (wrId & ~SEND_BIT), null);
+        } else if (opcode == WcOpcode.RECV) {
+            received((int) wrId, completions.byteLength(i));
+        }
+    }
+
+    private void finishSend(int slot, @Nullable Throwable failure) {
+        CompletableFuture<?> done = sendsInFlight[slot];
+        sendsInFlight[slot] = null;
+        freeSendSlots.add(slot);
+        if (done != null) {
+            if (failure == null) {
+                done.complete(null);
+            } else {
+                done.completeExceptionally(failure);
+            }
+        }
+    }
+
+    private void received(int index, int length) {
+        if (length == 0) {
+            repost(index);
+            return;
+        }
+        MemorySegment bytes = buffers.receiveBuffer(index).asSlice(0, length);
+        CompletableFuture<byte[]> reply = awaitingReply.poll();
+        if (reply != null) {
+            reply.complete(bytes.toArray(ValueLayout.JAVA_BYTE));
+            repost(index);
+            return;
+        }
+        RdmaMessageHandler h = handler;
+        if (h == null) {
+            logger.debug(owner + ": a message of " + length + " bytes arrived with no request waiting; dropped");
+            repost(index);
+            return;
+        }
+        dispatch.execute(() -> {
+            try {
+                h.onMessage(this, bytes.asByteBuffer().asReadOnlyBuffer());
+            } catch (Exception e) {
+                logger.warn(owner + ": the message handler failed on a message of " + length + " bytes", e);
+            } finally {
+                repost(index);
+            }
+        });
+    }
+
+    /** Posts the receive buffer again: the next message of the other side may land in it. */
+    private void repost(int index) {
+        if (ended.get()) {
+            return;
+        }
+        try {
+            synchronized (postLock) {
+                connection.postReceive(index);
+            }
+        } catch (RuntimeException e) {
+            lose("reposting receive buffer " + index + " failed: " + e.getMessage());
+        }
+    }
+
+    private void lose(String reason) {
+        lose(reason, List.of());
+    }
+
+    private void lose(String reason, List<String> failedCompletions) {
+        if (!end(reason)) {
+            return;
+        }
+        watcher.lost(this, reason, failedCompletions);
+    }
+
+    /** Marks the session ended and fails whoever waits on it; true for the first caller only. */
+    private boolean end(String reason) {
+        if (!ended.compareAndSet(false, true)) {
+            return false;
+        }
+        endReason = reason;
+        RdmaSessionClosedException failure = new RdmaSessionClosedException(owner + ": " + reason, null);
+        for (int slot = 0; slot < sendsInFlight.length; slot++) {
+            CompletableFuture<?> done = sendsInFlight[slot];
+            if (done != null) {
+                done.completeExceptionally(failure);
+            }
+        }
+        CompletableFuture<byte[]> reply;
+        while ((reply = awaitingReply.poll()) != null) {
+            reply.completeExceptionally(failure);
+        }
+        return true;
+    }
+
+    /**
+     * Ends the session and releases its connection gracefully: {@code rdma_disconnect} (the other side
+     * sees RDMA_CM_EVENT_DISCONNECTED, outstanding work requests flush), a wait of at most {@code timeout}
+     * for the handler in progress and the completion thread, then the connection's resources, children
+     * first. Idempotent.
+     */
+    void close(Duration timeout) {
+        end("closed");
+        long deadline = System.nanoTime() + timeout.toNanos();
+        channel.wakeWaiters();
+        dispatch.shutdown();
+        try {
+            completionThread.join(left(deadline));
+            dispatch.awaitTermination(left(deadline).toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        dispatch.shutdownNow();
+        try {
+            connection.close();
+        } catch (RuntimeException e) {
+            logger.warn(owner + ": closing " + connection + " failed: " + e.getMessage());
+        }
+        send.close();
+        completions.close();
+    }
+
+    private static Duration left(long deadline) {
+        return Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+    }
+
+    private RdmaSessionClosedException closed(@Nullable Throwable cause) {
+        if (cause instanceof RdmaSessionClosedException e) {
+            return e;
+        }
+        String reason = endReason;
+        return new RdmaSessionClosedException(owner + ": " + (reason == null ? "the session is closed" : reason), cause);
+    }
+
+    /** Whether {@code e} says the other side rejected the connection (RDMA_CM_EVENT_REJECTED). */
+    static boolean isRejection(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ConnectionRejectedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaSession " + owner + " " + RdmaPeer.format(peerAddress()) + (isOpen() ? "" : " (ended)");
+    }
+}

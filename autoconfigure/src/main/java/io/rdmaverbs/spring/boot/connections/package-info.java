@@ -1,0 +1,11 @@
+/**
+ * Connections over the RDMA connection manager ({@code rdma_cm(7)}) as Spring beans: the listeners and
+ * peers declared under {@code rdma.verbs.connections}, the message-level {@link RdmaSession} an
+ * application sends and receives byte messages on, reconnects with Resilience4j, health, metrics and
+ * application events. Built on verbs-core's {@code io.rdmaverbs.verbs.connection}; the wiring is in
+ * {@code io.rdmaverbs.spring.boot.autoconfigure.connections}.
+ */
+@NullMarked
+package io.rdmaverbs.spring.boot.connections;
+
+import org.jspecify.annotations.NullMarked;

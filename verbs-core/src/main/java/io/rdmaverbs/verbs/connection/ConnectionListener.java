@@ -1,0 +1,105 @@
+package io.rdmaverbs.verbs.connection;
+
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.rdmaverbs.verbs.ClosePolicy;
+import io.rdmaverbs.verbs.CmEvent;
+import io.rdmaverbs.verbs.CmId;
+import io.rdmaverbs.verbs.provider.CmEventType;
+
+/**
+ * A listening CM id ({@code rdma_listen(3)}) whose connection requests go to one {@link ConnectionHandler}.
+ * {@link #close()} is strict: refused, touching nothing, while a request is neither accepted nor
+ * rejected; {@link #close(ClosePolicy) close(CASCADE)} rejects those first. Connections it accepted
+ * outlive it.
+ */
+public final class ConnectionListener implements EventLoop.Sink, AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(ConnectionListener.class.getName());
+
+    private final Connections owner;
+    private final CmId id;
+    private final ListenSpec spec;
+    private final ConnectionHandler handler;
+    private final Set<ConnectionRequest> pending = ConcurrentHashMap.newKeySet();
+
+    ConnectionListener(Connections owner, CmId id, ListenSpec spec, ConnectionHandler handler) {
+        this.owner = owner;
+        this.id = id;
+        this.spec = spec;
+        this.handler = handler;
+    }
+
+    /** The address listened on, with the port the CM picked for port 0. */
+    public InetSocketAddress address() {
+        return Objects.requireNonNull(id.localAddress(), "a listening id is bound");
+    }
+
+    public ListenSpec spec() {
+        return spec;
+    }
+
+    public CmId cmId() {
+        return id;
+    }
+
+    /** The requests handed to the handler and neither accepted nor rejected yet. */
+    public List<ConnectionRequest> pendingRequests() {
+        return List.copyOf(pending);
+    }
+
+    /** A CONNECT_REQUEST, on the loop thread: the request goes to the handler on a lane of its own. */
+    @Override
+    public void eventArrived(CmEvent event) {
+        if (event.type() != CmEventType.CONNECT_REQUEST) {
+            return;
+        }
+        ConnectionRequest request = new ConnectionRequest(owner, this, event.cmId(), event.privateData(),
+                owner.nextName(), owner.newLane());
+        pending.add(request);
+        owner.track(event.cmId(), request);
+        request.lane().execute(() -> handle(request));
+    }
+
+    private void handle(ConnectionRequest request) {
+        try {
+            handler.onRequest(request);
+        } catch (Exception | Error e) {
+            LOG.log(Level.WARNING, () -> "the connection handler of " + id + " threw on " + request
+                    + "; the request is rejected", e);
+            request.rejectQuietly();
+            if (e instanceof Error error && !(e instanceof AssertionError)) {
+                throw error;
+            }
+        }
+    }
+
+    void answered(ConnectionRequest request) {
+        pending.remove(request);
+    }
+
+    /** A strict close: refused while requests are pending, naming each (nothing is touched then). */
+    @Override
+    public void close() {
+        close(ClosePolicy.STRICT);
+    }
+
+    /** Closes the listening id under {@code policy}; CASCADE rejects and releases the pending requests first. */
+    public void close(ClosePolicy policy) {
+        if (policy == ClosePolicy.CASCADE) {
+            pendingRequests().forEach(ConnectionRequest::rejectQuietly);
+        }
+        id.close(policy);
+        owner.forget(this);
+    }
+
+    @Override
+    public String toString() {
+        return "connection listener on " + id;
+    }
+}

@@ -1,0 +1,379 @@
+package io.rdmaverbs.verbs.connection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
+
+import io.rdmaverbs.verbs.CloseRefusedException;
+import io.rdmaverbs.verbs.CmIdRole;
+import io.rdmaverbs.verbs.ResourceKind;
+import io.rdmaverbs.verbs.SendRequest;
+import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.VerbsResource;
+import io.rdmaverbs.verbs.attr.PortState;
+import io.rdmaverbs.verbs.attr.SendFlag;
+import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.attr.WcOpcode;
+import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
+import io.rdmaverbs.verbs.error.VerbsException;
+import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
+import io.rdmaverbs.verbs.provider.simulated.ResourceCounts;
+import io.rdmaverbs.verbs.provider.simulated.SimulatedNetwork;
+import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Connections between two {@link Verbs} graphs on two simulated hosts: the handshake, data, disconnect,
+ * the failures a connect can meet, and closing with requests pending or events arriving.
+ */
+class ConnectionsTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    private final SimulatedNetwork network = SimulatedNetwork.create();
+    private final SimulatedProvider serverHost = SimulatedProvider.on(network, DeviceProfile.rxe("rxe0"));
+    private final SimulatedProvider clientHost = SimulatedProvider.on(network, DeviceProfile.rxe("rxe1"));
+    private final Verbs serverVerbs = Verbs.using(serverHost);
+    private final Verbs clientVerbs = Verbs.using(clientHost);
+    private final Connections server = Connections.on(serverVerbs, "server");
+    private final Connections client = Connections.on(clientVerbs, "client");
+    private final InetAddress serverIp = serverHost.addresses("rxe0").getFirst();
+
+    @AfterEach
+    void closeAll() {
+        client.close();
+        server.close();
+        clientVerbs.close();
+        serverVerbs.close();
+    }
+
+    private ConnectionListener accepting() {
+        return server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).backlog(8), ConnectionRequest::accept);
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static long crc(MemorySegment segment, int length) {
+        CRC32 crc = new CRC32();
+        crc.update(segment.asSlice(0, length).asByteBuffer());
+        return crc.getValue();
+    }
+
+    /** Nothing of a connection is left on the client: no CM id, QP, PD, CQ or MR, in the graph or the device. */
+    private void assertNothingOfAConnectionLeftOnTheClient() {
+        assertThat(clientVerbs.resources()).extracting(VerbsResource::kind)
+                .doesNotContain(ResourceKind.CM_ID, ResourceKind.QUEUE_PAIR, ResourceKind.PROTECTION_DOMAIN,
+                        ResourceKind.COMPLETION_QUEUE, ResourceKind.MEMORY_REGION);
+        ResourceCounts counts = clientHost.resourceCounts("rxe1");
+        assertThat(counts.objects()).as("%s", counts).isZero();
+    }
+
+    /** Polls {@code connection}'s CQ until one completion of {@code opcode}; its work request id. */
+    private static long completion(Connection connection, WcOpcode opcode) {
+        try (WorkCompletions wcs = connection.completionQueue().newWorkCompletions(4)) {
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (System.nanoTime() < deadline) {
+                int n = connection.completionQueue().poll(wcs);
+                for (int i = 0; i < n; i++) {
+                    assertThat(wcs.status(i)).isEqualTo(WcStatus.SUCCESS);
+                    if (wcs.opcode(i) == opcode) {
+                        return wcs.wrId(i);
+                    }
+                }
+                Thread.onSpinWait();
+            }
+            throw new AssertionError("no " + opcode + " completion on " + connection);
+        }
+    }
+
+    @Test
+    void aSendOnOneSideArrivesIntactInAReceiveBufferTheOtherSidePostedBeforeTheHandshake() throws Exception {
+        CompletableFuture<Connection> accepted = new CompletableFuture<>();
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)),
+                request -> accepted.complete(request.accept(ascii("welcome"))));
+        assertThat(listener.address().getPort()).as("port 0 picked one").isPositive();
+
+        Connection c = client.connect(ConnectSpec.to(listener.address()).privateData(ascii("hello")));
+
+        assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
+        assertThat(new String(c.peerPrivateData(), 0, 7, StandardCharsets.US_ASCII)).isEqualTo("welcome");
+        Connection s = accepted.get(5, TimeUnit.SECONDS);
+        assertThat(s.awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
+        assertThat(new String(s.peerPrivateData(), 0, 5, StandardCharsets.US_ASCII)).isEqualTo("hello");
+        assertThat(s.peerAddress()).isEqualTo(c.localAddress());
+        assertThat(clientVerbs.resources()).containsAll(c.resources());
+        assertThat(c.resources()).extracting(VerbsResource::kind).containsExactly(ResourceKind.CM_ID,
+                ResourceKind.PROTECTION_DOMAIN, ResourceKind.COMPLETION_QUEUE, ResourceKind.QUEUE_PAIR,
+                ResourceKind.MEMORY_REGION);
+        assertThat(c.cmId().context()).isNotNull().satisfies(ctx -> assertThat(ctx.isAdopted()).isTrue());
+
+        byte[] message = ascii("a message across two simulated hosts, checksummed");
+        MemorySegment.copy(message, 0, c.buffers().sendBuffer(0), ValueLayout.JAVA_BYTE, 0, message.length);
+        long sent = crc(c.buffers().sendBuffer(0), message.length);
+        try (SendRequest send = c.queuePair().newSendRequest(1)) {
+            send.wrId(77).opcode(SendOpcode.SEND).flags(SendFlag.SIGNALED)
+                    .single(c.buffers().region(), c.buffers().sendOffset(0), message.length);
+            c.queuePair().postSend(send);
+        }
+
+        assertThat(completion(c, WcOpcode.SEND)).isEqualTo(77);
+        long buffer = completion(s, WcOpcode.RECV);
+        assertThat(crc(s.buffers().receiveBuffer((int) buffer), message.length)).isEqualTo(sent);
+        s.postReceive((int) buffer);
+    }
+
+    @Test
+    void aDisconnectIsSeenByThePeerAndBothQueuePairsFlush() throws Exception {
+        CompletableFuture<Connection> accepted = new CompletableFuture<>();
+        CountDownLatch peerSawIt = new CountDownLatch(1);
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)), request -> {
+            Connection s = request.accept();
+            s.onDisconnect(x -> peerSawIt.countDown());
+            accepted.complete(s);
+        });
+        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
+
+        c.disconnect();
+
+        assertThat(c.awaitDisconnected(WAIT)).isTrue();
+        assertThat(peerSawIt.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(accepted.get().state()).isEqualTo(ConnectionState.DISCONNECTED);
+        c.close();
+        assertThat(c.state()).isEqualTo(ConnectionState.CLOSED);
+        assertNothingOfAConnectionLeftOnTheClient();
+    }
+
+    @Test
+    void closingAConnectionDisconnectsGracefullySoThePeerLearnsOfIt() throws Exception {
+        CompletableFuture<Connection> accepted = new CompletableFuture<>();
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)),
+                request -> accepted.complete(request.accept()));
+        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
+
+        c.close();
+
+        assertThat(accepted.get().awaitDisconnected(WAIT)).isTrue();
+        assertNothingOfAConnectionLeftOnTheClient();
+    }
+
+    @Test
+    void aRejectFailsTheConnectWithTheReasonAndThePeersPrivateDataLeavingNothing() {
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)),
+                request -> request.reject(ascii("busy")));
+
+        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address())))
+                .isInstanceOfSatisfying(ConnectionRejectedException.class, e -> {
+                    assertThat(e.verb()).isEqualTo("rdma_connect");
+                    assertThat(e.errno()).isEqualTo(Errno.ECONNREFUSED);
+                    assertThat(e.rejectReason()).isEqualTo(ConnectionRejectedException.CONSUMER_DEFINED);
+                    assertThat(new String(e.peerPrivateData(), 0, 4, StandardCharsets.US_ASCII)).isEqualTo("busy");
+                    assertThat(e.getMessage()).contains("RDMA_CM_EVENT_REJECTED", "client/conn-");
+                });
+        assertNothingOfAConnectionLeftOnTheClient();
+        assertThat(serverVerbs.resources()).extracting(VerbsResource::kind).containsOnlyOnce(ResourceKind.CM_ID);
+    }
+
+    @Test
+    void aHandlerThatThrowsHasItsRequestRejected() {
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)), request -> {
+            throw new IllegalStateException("the handler's own bug");
+        });
+
+        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address())))
+                .isInstanceOf(ConnectionRejectedException.class);
+        assertThat(listener.pendingRequests()).isEmpty();
+    }
+
+    @Test
+    void nothingListeningOnThePortIsARejectWithInvalidServiceId() {
+        assertThatThrownBy(() -> client.connect(ConnectSpec.to(new InetSocketAddress(serverIp, 4242))))
+                .isInstanceOfSatisfying(ConnectionRejectedException.class,
+                        e -> assertThat(e.rejectReason()).isEqualTo(ConnectionRejectedException.INVALID_SERVICE_ID));
+        assertNothingOfAConnectionLeftOnTheClient();
+    }
+
+    @Test
+    void anAddressNoDeviceHasFailsWithAddrErrorAndEtimedoutLeavingNothing() throws Exception {
+        InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getByName("fe80::dead:beef"), 7471);
+
+        assertThatThrownBy(() -> client.connect(ConnectSpec.to(nowhere).timeout(Duration.ofMillis(100))))
+                .isInstanceOfSatisfying(VerbsException.class, e -> {
+                    assertThat(e.verb()).isEqualTo("rdma_resolve_addr");
+                    assertThat(e.errno()).isEqualTo(Errno.ETIMEDOUT);
+                    assertThat(e.getMessage()).contains("RDMA_CM_EVENT_ADDR_ERROR", "client/conn-");
+                });
+        assertNothingOfAConnectionLeftOnTheClient();
+    }
+
+    @Test
+    void aPeerWhosePortIsDownIsUnreachableAfterTheTimeoutLeavingNothing() {
+        ConnectionListener listener = accepting();
+        serverHost.setPortState("rxe0", 1, PortState.DOWN);
+
+        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address()).timeout(Duration.ofMillis(100))))
+                .isInstanceOfSatisfying(VerbsException.class, e -> {
+                    assertThat(e.verb()).isEqualTo("rdma_connect");
+                    assertThat(e.errno()).isEqualTo(Errno.ETIMEDOUT);
+                    assertThat(e.getMessage()).contains("RDMA_CM_EVENT_UNREACHABLE");
+                });
+        assertNothingOfAConnectionLeftOnTheClient();
+    }
+
+    @Test
+    void aSecondListenerOnThePortInUseFailsWithEaddrinuseLeavingNothing() {
+        ConnectionListener first = accepting();
+        int before = serverVerbs.resources().size();
+
+        assertThatThrownBy(() -> server.listen(ListenSpec.on(first.address()), ConnectionRequest::accept))
+                .isInstanceOfSatisfying(VerbsException.class, e -> {
+                    assertThat(e.verb()).isEqualTo("rdma_bind_addr");
+                    assertThat(e.errno()).isEqualTo(Errno.EADDRINUSE);
+                });
+        assertThat(serverVerbs.resources()).hasSize(before);
+        assertThat(server.listeners()).containsExactly(first);
+    }
+
+    @Test
+    void aListenerWithAPendingRequestRefusesAStrictCloseAndACascadeRejectsIt() {
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)), request -> {
+            // Neither accepted nor rejected: the request stays pending.
+        });
+        CompletableFuture<Connection> connecting = client.connectAsync(ConnectSpec.to(listener.address()));
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (listener.pendingRequests().isEmpty() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        ConnectionRequest pending = listener.pendingRequests().getFirst();
+
+        assertThatThrownBy(listener::close).isInstanceOfSatisfying(CloseRefusedException.class,
+                e -> assertThat(e.getMessage()).contains(pending.cmId().name()));
+        assertThat(listener.cmId().isOpen()).isTrue();
+
+        listener.close(io.rdmaverbs.verbs.ClosePolicy.CASCADE);
+
+        assertThat(pending.cmId().isClosed()).isTrue();
+        assertThat(connecting).failsWithin(WAIT).withThrowableThat().havingCause()
+                .isInstanceOf(ConnectionRejectedException.class);
+        assertNothingOfAConnectionLeftOnTheClient();
+    }
+
+    @Test
+    void aSlowHandlerDoesNotStallASecondConnection() throws Exception {
+        CountDownLatch slowHandlerMayGo = new CountDownLatch(1);
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)), request -> {
+            if (request.privateData()[0] == 's') {
+                slowHandlerMayGo.await();
+            }
+            request.accept();
+        });
+        CompletableFuture<Connection> slow = client.connectAsync(ConnectSpec.to(listener.address())
+                .privateData(ascii("slow")));
+        while (listener.pendingRequests().isEmpty()) {
+            Thread.onSpinWait();
+        }
+
+        Connection fast = assertTimeoutPreemptively(WAIT,
+                () -> client.connect(ConnectSpec.to(listener.address()).privateData(ascii("fast"))));
+
+        assertThat(fast.state()).isEqualTo(ConnectionState.CONNECTED);
+        assertThat(slow).isNotDone();
+        slowHandlerMayGo.countDown();
+        assertThat(slow.get(5, TimeUnit.SECONDS).state()).isEqualTo(ConnectionState.CONNECTED);
+    }
+
+    @Test
+    void closingTheManagerClosesItsConnectionsGracefullyAndItsListeners() {
+        ConnectionListener listener = accepting();
+        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (server.connections().isEmpty() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(server.connections()).hasSize(1);
+
+        assertTimeoutPreemptively(WAIT, server::close);
+
+        assertThat(c.awaitDisconnected(WAIT)).as("the client saw the server's disconnect").isTrue();
+        assertThat(listener.cmId().isClosed()).isTrue();
+        assertThat(serverVerbs.resources()).extracting(VerbsResource::kind).doesNotContain(ResourceKind.CM_ID,
+                ResourceKind.CM_EVENT_CHANNEL, ResourceKind.QUEUE_PAIR);
+        assertThat(serverHost.resourceCounts("rxe0").objects()).isZero();
+        assertThatThrownBy(() -> server.connectAsync(ConnectSpec.to(listener.address())))
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void closingTheManagerWhileRequestsKeepArrivingNeitherHangsNorLeavesAnything() throws Exception {
+        ConnectionListener listener = accepting();
+        Thread connector = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < 200; i++) {
+                try {
+                    client.connectAsync(ConnectSpec.to(listener.address()).timeout(Duration.ofMillis(200)));
+                } catch (RuntimeException closing) {
+                    return;
+                }
+            }
+        });
+        while (server.connections().isEmpty()) {
+            Thread.onSpinWait();
+        }
+
+        assertTimeoutPreemptively(Duration.ofSeconds(15), server::close);
+        connector.join(5000);
+
+        assertThat(serverVerbs.resources()).extracting(VerbsResource::kind).doesNotContain(ResourceKind.CM_ID,
+                ResourceKind.CM_EVENT, ResourceKind.QUEUE_PAIR, ResourceKind.MEMORY_REGION);
+        assertThat(serverHost.resourceCounts("rxe0").objects()).isZero();
+        assertTimeoutPreemptively(Duration.ofSeconds(15), client::close);
+        assertNothingOfAConnectionLeftOnTheClient();
+    }
+
+    @Test
+    void aConnectionSpecThatCannotBeBuiltIsRefusedNamingTheField() {
+        assertThatThrownBy(() -> ConnectionSpec.rc(8, 1024).withCompletionQueueEntries(4))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("completionQueueEntries");
+        assertThatThrownBy(() -> ConnectionSpec.rc(8, 1024).withReceiveBuffers(9, 1024))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("receiveQueueDepth 8");
+        assertThatThrownBy(() -> ConnectionSpec.rc(8, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("receiveBufferSize");
+        assertThatThrownBy(() -> ConnectSpec.to(new InetSocketAddress(serverIp, 1)).privateData(new byte[57]))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("56");
+        assertThatThrownBy(() -> ListenSpec.on(InetSocketAddress.createUnresolved("server", 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unresolved");
+    }
+
+    @Test
+    void aConnectionWithACompletionChannelOwnsItToo() {
+        ConnectionListener listener = accepting();
+
+        Connection c = client.connect(ConnectSpec.to(listener.address())
+                .connection(ConnectionSpec.rc(4, 256).withCompletionChannel(true)));
+
+        assertThat(c.completionChannel()).isNotNull();
+        assertThat(c.completionQueue().channel()).isSameAs(c.completionChannel());
+        assertThat(c.resources()).contains(c.completionChannel());
+        assertThat(c.cmId().role()).isEqualTo(CmIdRole.CONNECTED);
+        c.close();
+        assertThat(List.of(c.completionChannel(), c.queuePair(), c.cmId())).allMatch(VerbsResource::isClosed);
+    }
+}
