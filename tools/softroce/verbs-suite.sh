@@ -37,6 +37,7 @@ set +e
      --select-class io.rdmaverbs.verbs.scenario.ScenarioSuiteTest \
      --select-class io.rdmaverbs.sample.NativeShutdownLeakTest \
      --select-class io.rdmaverbs.verbs.provider.ffm.RdmaCmNativeTest \
+     --select-class io.rdmaverbs.verbs.provider.ffm.NativeConnectionVerbsTest \
      --reports-dir "$SOFTROCE_SHARE/junit" --disable-banner --disable-ansi-colors --details=tree'
 rc=$?
 "$here/junit-summary.sh" --min-tests 20 "$out/junit"

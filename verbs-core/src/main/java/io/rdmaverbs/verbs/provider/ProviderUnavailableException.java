@@ -15,7 +15,12 @@ public final class ProviderUnavailableException extends RuntimeException {
         /** The library lacks a symbol the binding needs (older than rdma-core 44?). */
         SYMBOL_MISSING,
         /** Not 64-bit Linux. */
-        UNSUPPORTED_PLATFORM
+        UNSUPPORTED_PLATFORM,
+        /**
+         * The connection manager cannot be used: librdmacm ({@code librdmacm.so.1}) is missing or unusable,
+         * or the {@code rdma_ucm} kernel module is not loaded. The other verb groups are unaffected.
+         */
+        CONNECTION_MANAGER_UNAVAILABLE
     }
 
     private final Reason reason;

@@ -60,7 +60,7 @@ final class DeviceList {
     }
 
     /** Name and GUID through their functions, node type from the struct, as {@code ibv_devices} does. */
-    private static DeviceInfo info(MemorySegment device) {
+    static DeviceInfo info(MemorySegment device) {
         String name = Layouts.cString(Libibverbs.ibv_get_device_name(device), IbvDevice.IBV_SYSFS_NAME_MAX);
         long guid = Libibverbs.ibv_get_device_guid(device);
         int nodeType = IbvDevice.NODE_TYPE.get(device.reinterpret(IbvDevice.LAYOUT.byteSize()));

@@ -21,6 +21,7 @@ final class IbvContext {
             ADDRESS.withName("abi_compat"))
             .withName("ibv_context");
 
+    static final Field.OfAddress DEVICE = Field.ofAddress(LAYOUT, "device");
     static final long OPS = Field.offset(LAYOUT, "ops");
     static final Field.OfInt ASYNC_FD = Field.ofInt(LAYOUT, "async_fd");
     static final Field.OfInt NUM_COMP_VECTORS = Field.ofInt(LAYOUT, "num_comp_vectors");

@@ -82,20 +82,33 @@ final class NativeDeviceVerbs implements DeviceVerbs {
             throw new VerbsException("ibv_open_device", info.name(), Errno.of(errno),
                     "could not open " + info.name() + permissionHint(errno));
         }
-        WakeDescriptor wake;
         try {
-            wake = WakeDescriptor.open(state, info.name());
+            return handle(context, info, false, state);
         } catch (VerbsException e) {
             Libibverbs.ibv_close_device(state, context);
             throw e;
         }
+    }
+
+    /**
+     * The handle on a context librdmacm opened ({@code id->verbs}): the same as an opened one, so the other
+     * verb groups work on it, but never closed here. Its async descriptor is made non-blocking like an opened
+     * context's; librdmacm never reads it.
+     */
+    NativeContext adopt(MemorySegment context) {
+        MemorySegment device = IbvContext.DEVICE.get(context.reinterpret(IbvContext.LAYOUT.byteSize()));
+        return handle(context, DeviceList.info(device), true, CallState.current());
+    }
+
+    /** Wraps {@code context}; on failure leaves it to the caller to close (an adopted one is not ours). */
+    private NativeContext handle(MemorySegment context, DeviceInfo info, boolean adopted, MemorySegment state) {
+        WakeDescriptor wake = WakeDescriptor.open(state, info.name());
         MemorySegment fields = context.reinterpret(IbvContext.LAYOUT.byteSize());
         NativeContext handle = new NativeContext(provider, context, info,
-                IbvContext.NUM_COMP_VECTORS.get(fields), IbvContext.ASYNC_FD.get(fields), wake);
+                IbvContext.NUM_COMP_VECTORS.get(fields), IbvContext.ASYNC_FD.get(fields), wake, adopted);
         // getAsyncEvent polls async_fd with a timeout, then reads; the read must never block.
         int errno = EventDescriptors.makeNonBlocking(handle.asyncFd(), state);
         if (errno != 0) {
-            Libibverbs.ibv_close_device(state, context);
             wake.close();
             throw new VerbsException("fcntl", handle.describe(), Errno.of(errno),
                     "could not make the async event descriptor of " + info.name() + " non-blocking");
@@ -106,6 +119,11 @@ final class NativeDeviceVerbs implements DeviceVerbs {
     @Override
     public void closeDevice(ContextHandle context) {
         NativeContext c = provider.live(context, NativeContext.class);
+        if (c.ownedByConnectionManager()) {
+            throw new IllegalStateException(c.describe() + " (" + c.deviceName() + ") was opened by librdmacm for "
+                    + "its CM ids (id->verbs, rdma_cm(7)), which owns it and keeps it open: it must never be closed "
+                    + "with ibv_close_device");
+        }
         MemorySegment state = CallState.current();
         released("ibv_close_device", c, Libibverbs.ibv_close_device(state, c.pointer()), state,
                 "could not close " + c.deviceName(),

@@ -11,7 +11,7 @@ import io.rdmaverbs.verbs.provider.Handle;
  */
 abstract sealed class NativeHandle implements Handle
         permits NativeContext, NativePd, NativeXrcd, NativeCompChannel, NativeCq, NativeSrq, NativeQp, NativeMr,
-        NativeAh {
+        NativeAh, NativeCmChannel, NativeCmId, NativeCmEvent {
 
     private final NativeVerbsProvider provider;
     private final MemorySegment pointer;

@@ -66,24 +66,7 @@ final class NativeQpVerbs implements QueuePairVerbs {
         QpType type = spec.type();
         MemorySegment state = CallState.current();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = arena.allocate(IbvQpInitAttrEx.LAYOUT);
-            if (type == QpType.XRC_RECV) {
-                NativeXrcd xrcd = provider.live(required(spec.xrcd(), "an XRC_RECV QP needs an XRC domain"),
-                        NativeXrcd.class);
-                IbvQpInitAttrEx.COMP_MASK.set(attr, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_XRCD);
-                IbvQpInitAttrEx.XRCD.set(attr, xrcd.pointer());
-            } else {
-                NativePd pd = provider.live(required(spec.pd(), "a " + type + " QP needs a protection domain"),
-                        NativePd.class);
-                IbvQpInitAttrEx.COMP_MASK.set(attr, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_PD);
-                IbvQpInitAttrEx.PD.set(attr, pd.pointer());
-                IbvQpInitAttrEx.SEND_CQ.set(attr, pointerOf(spec.sendCq(), NativeCq.class));
-                IbvQpInitAttrEx.RECV_CQ.set(attr, pointerOf(spec.recvCq(), NativeCq.class));
-                IbvQpInitAttrEx.SRQ.set(attr, pointerOf(spec.srq(), NativeSrq.class));
-            }
-            IbvQpCap.write(attr, IbvQpInitAttrEx.CAP, spec.capabilities());
-            IbvQpInitAttrEx.QP_TYPE.set(attr, type.value());
-            IbvQpInitAttrEx.SQ_SIG_ALL.set(attr, spec.signalAll() ? 1 : 0);
+            MemorySegment attr = initAttr(arena, spec);
             MemorySegment qp = InlineVerbs.ibv_create_qp_ex(state, c.pointer(), attr);
             if (isNull(qp)) {
                 int errno = errnoOfNull(state);
@@ -127,7 +110,35 @@ final class NativeQpVerbs implements QueuePairVerbs {
         }
     }
 
-    private NativeQp register(MemorySegment qp, NativeContext context, QpType type, QpCapabilities requested,
+    /**
+     * The {@code ibv_qp_init_attr_ex} of {@code spec}, its handles checked live; also what
+     * {@code rdma_create_qp(3)} reads (its {@code ibv_qp_init_attr} is the prefix).
+     */
+    MemorySegment initAttr(Arena arena, QpInitSpec spec) {
+        QpType type = spec.type();
+        MemorySegment attr = arena.allocate(IbvQpInitAttrEx.LAYOUT);
+        if (type == QpType.XRC_RECV) {
+            NativeXrcd xrcd = provider.live(required(spec.xrcd(), "an XRC_RECV QP needs an XRC domain"),
+                    NativeXrcd.class);
+            IbvQpInitAttrEx.COMP_MASK.set(attr, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_XRCD);
+            IbvQpInitAttrEx.XRCD.set(attr, xrcd.pointer());
+        } else {
+            NativePd pd = provider.live(required(spec.pd(), "a " + type + " QP needs a protection domain"),
+                    NativePd.class);
+            IbvQpInitAttrEx.COMP_MASK.set(attr, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_PD);
+            IbvQpInitAttrEx.PD.set(attr, pd.pointer());
+            IbvQpInitAttrEx.SEND_CQ.set(attr, pointerOf(spec.sendCq(), NativeCq.class));
+            IbvQpInitAttrEx.RECV_CQ.set(attr, pointerOf(spec.recvCq(), NativeCq.class));
+            IbvQpInitAttrEx.SRQ.set(attr, pointerOf(spec.srq(), NativeSrq.class));
+        }
+        IbvQpCap.write(attr, IbvQpInitAttrEx.CAP, spec.capabilities());
+        IbvQpInitAttrEx.QP_TYPE.set(attr, type.value());
+        IbvQpInitAttrEx.SQ_SIG_ALL.set(attr, spec.signalAll() ? 1 : 0);
+        return attr;
+    }
+
+    /** The handle on a QP just created (or opened), in the index async events are matched against. */
+    NativeQp register(MemorySegment qp, NativeContext context, QpType type, QpCapabilities requested,
             QpCapabilities capabilities) {
         int qpNum = IbvQp.QP_NUM.get(qp.reinterpret(IbvQp.LAYOUT.byteSize()));
         NativeQp handle = new NativeQp(provider, qp, context, type, qpNum, requested, capabilities,

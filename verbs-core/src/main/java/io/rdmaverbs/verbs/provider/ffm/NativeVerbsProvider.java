@@ -9,6 +9,7 @@ import java.util.Objects;
 import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
 import io.rdmaverbs.verbs.provider.AsyncEventVerbs;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.ConnectionVerbs;
 import io.rdmaverbs.verbs.provider.DeviceVerbs;
 import io.rdmaverbs.verbs.provider.DomainVerbs;
 import io.rdmaverbs.verbs.provider.Handle;
@@ -79,6 +80,8 @@ public final class NativeVerbsProvider implements VerbsProvider {
     private final NativeMrVerbs mrVerbs;
     private final NativeAhVerbs ahVerbs;
     private final NativeAsyncEventVerbs asyncEventVerbs;
+    /* Loaded on first use: librdmacm is optional, and the verbs work without it. Guarded by this. */
+    private @Nullable NativeConnectionVerbs connectionVerbs;
 
     private NativeVerbsProvider(String library) {
         this.library = library;
@@ -222,6 +225,34 @@ public final class NativeVerbsProvider implements VerbsProvider {
     @Override
     public AsyncEventVerbs asyncEventVerbs() {
         return asyncEventVerbs;
+    }
+
+    /**
+     * librdmacm's connection manager, loaded on the first call and then cached.
+     *
+     * @throws ProviderUnavailableException {@link Reason#CONNECTION_MANAGER_UNAVAILABLE} when librdmacm cannot
+     *         be loaded or the {@code rdma_ucm} kernel module is not loaded (asked again on the next call, so a
+     *         later {@code modprobe} is seen); the other verb groups stay usable either way
+     */
+    @Override
+    public synchronized ConnectionVerbs connectionVerbs() {
+        if (connectionVerbs == null) {
+            RdmaCm cm;
+            try {
+                cm = RdmaCm.load();
+            } catch (ProviderUnavailableException e) {
+                throw new ProviderUnavailableException(Reason.CONNECTION_MANAGER_UNAVAILABLE,
+                        "no connection manager (rdma_cm(7)): " + e.getMessage(), e);
+            }
+            if (!Files.exists(RdmaCm.UCMA_ABI_VERSION)) {
+                throw new ProviderUnavailableException(Reason.CONNECTION_MANAGER_UNAVAILABLE, "no connection manager "
+                        + "(rdma_cm(7)): the rdma_ucm kernel module is not loaded (" + RdmaCm.UCMA_ABI_VERSION
+                        + " is missing, so there is no /dev/infiniband/rdma_cm); load it with 'modprobe rdma_ucm'. "
+                        + "The verbs are not affected.");
+            }
+            connectionVerbs = new NativeConnectionVerbs(this, cm, deviceVerbs, qpVerbs);
+        }
+        return connectionVerbs;
     }
 
     // ---- checks and conversions -------------------------------------------------------------------

@@ -274,8 +274,31 @@ final class RdmaCm {
         return pointer;
     }
 
-    private static String describe(MemorySegment id) {
-        return "rdma_cm_id@0x" + Long.toHexString(id.address());
+    /**
+     * The id as error messages name it: address, port space and what it is bound and connected to, e.g.
+     * {@code rdma_cm_id@0x5581c0 (RDMA_PS_TCP, [fe80::1%dummy0]:7471 -> [fe80::1%dummy0]:43211)}.
+     */
+    static String describe(MemorySegment id) {
+        if (id.equals(MemorySegment.NULL)) {
+            return "rdma_cm_id NULL";
+        }
+        int ps = RdmaCmId.PS.get(id.reinterpret(RdmaCmId.LAYOUT.byteSize()));
+        String space = switch (ps) {
+            case RdmaCmId.RDMA_PS_TCP -> "RDMA_PS_TCP";
+            case RdmaCmId.RDMA_PS_UDP -> "RDMA_PS_UDP";
+            case RdmaCmId.RDMA_PS_IB -> "RDMA_PS_IB";
+            case RdmaCmId.RDMA_PS_IPOIB -> "RDMA_PS_IPOIB";
+            default -> "port space 0x" + Integer.toHexString(ps);
+        };
+        StringBuilder name = new StringBuilder("rdma_cm_id@0x").append(Long.toHexString(id.address()))
+                .append(" (").append(space);
+        try {
+            localAddress(id).ifPresent(local -> name.append(", ").append(local));
+            peerAddress(id).ifPresent(peer -> name.append(" -> ").append(peer));
+        } catch (IllegalArgumentException e) {
+            // AF_IB or another family the binding does not decode: the address and port space still name it.
+        }
+        return name.append(')').toString();
     }
 
     private static void check(String verb, String resource, int rc, MemorySegment state) {

@@ -28,6 +28,20 @@ class RdmaCmUnavailableTest {
     }
 
     @Test
+    void aMissingLibrdmacmMakesTheProvidersConnectionVerbsUnavailableWithTheRemedyAndTheDeviceVerbsStillAnswer()
+            throws Exception {
+        String missing = "/nonexistent/rdma-core/librdmacm.so.1";
+
+        Map<String, String> out = ProviderUnavailableTest.forked(ForkedCmLoad.class, ENABLE,
+                "-D" + Librdmacm.LIBRARY_PROPERTY + "=" + missing);
+
+        assertThat(out).containsEntry("connectionVerbs", "CONNECTION_MANAGER_UNAVAILABLE");
+        assertThat(out.get("connectionVerbs.message")).contains("rdma_cm(7)").contains(missing)
+                .contains("apt install librdmacm1");
+        assertThat(out.get("devices.after")).as("ibv_get_device_list after the refusal").matches("\\d+");
+    }
+
+    @Test
     void aLibraryWithoutTheCmSymbolsIsSymbolMissingNamingThemAndTheVerbsStillLoad() throws Exception {
         Path notCm = Path.of(System.getProperty("java.home"), "lib", "libjava.so");
 

@@ -24,6 +24,8 @@ final class ProviderUnavailableFailureAnalyzer extends AbstractFailureAnalyzer<P
             case SYMBOL_MISSING -> "Install rdma-core 44 or newer (libibverbs1 and ibverbs-providers), or point "
                     + "rdma.verbs.native.library-path at a newer libibverbs.so.1, or " + SIMULATED + ".";
             case UNSUPPORTED_PLATFORM -> "The native provider runs on 64-bit Linux only: " + SIMULATED + ".";
+            case CONNECTION_MANAGER_UNAVAILABLE -> "Install librdmacm (Debian/Ubuntu: apt-get install librdmacm1) and "
+                    + "load the rdma_ucm kernel module (modprobe rdma_ucm), or " + SIMULATED + ".";
         };
         return new FailureAnalysis(description, action, cause);
     }
