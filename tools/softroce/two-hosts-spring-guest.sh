@@ -42,13 +42,13 @@ KERNEL_TYPES=(pd cq qp mr cm_id ctx)
 # The shutdown's dependency order: the first log line after the SIGTERM matching each of these
 # extended regexes, in this order (issue 13: stop listening or connecting, disconnect, release the
 # connection's QP, id and channel, then the verbs resources under them).
-if [ "$host" = A ]; then ORDER_FIRST="listener stop|RDMA listener 'echo' (stopp|clos)"
-else ORDER_FIRST="peer stop|RDMA peer 'echo' (stopp|clos)"; fi
+if [ "$host" = A ]; then ORDER_FIRST="listener stop|RDMA (listener 'echo' (stopp|clos)|connections stopped .*listener 'echo')"
+else ORDER_FIRST="peer stop|RDMA (peer 'echo' (stopp|clos)|connections stopped .*peer 'echo')"; fi
 SHUTDOWN_ORDER=(
   "$ORDER_FIRST"
   "disconnect|[Dd]isconnect"
-  "QP/id/channel release|rdma_destroy_(qp|id|event_channel)"
-  "verbs resources|RDMA verbs teardown"
+  "QP/id/channel release|rdma_destroy_(qp|id|event_channel)|event channel closed"
+  "verbs resources|RDMA verbs teardown .*left 0"
 )
 
 export RDMA_DEVICE=$SOFTROCE_WIRE_DEV
@@ -156,11 +156,14 @@ attempts_above() { local n; n=$(attempts) && [[ $n =~ ^[0-9]+$ ]] && [ "$n" -gt 
 # What the last health poll said of the peer, for a failure message.
 peer_seen() { printf 'last seen: state %s, attempts %s, lastError "%s"' "$(detail peer-echo state)" "$(detail peer-echo attempts)" "$(last_error)"; }
 save_health() { health; printf '%s\n' "$HEALTH" > "$out/health-$1.json"; }
-# await_down_line MARK: B's "down" line after line MARK of its log (it may trail the health state
-# by a moment); DOWN is that line.
-DOWN=
-down_logged() { DOWN=$(log_since "$1" "RDMA peer 'echo' down: " | head -n 1); [ -n "$DOWN" ]; }
-await_down_line() { wait_for 5 "the \"RDMA peer 'echo' down: \" line" down_logged "$1"; }
+# await_log MARK REGEX: waits (10 s) for a line matching REGEX after line MARK of the application
+# log, which may trail what the other host or the health endpoint already shows; LOGGED is that line.
+LOGGED=
+logged() { LOGGED=$(log_since "$1" "$2" | head -n 1); [ -n "$LOGGED" ]; }
+await_log() { wait_for 10 "a log line /$2/ in $APP_LOG" logged "$1" "$2"; }
+PEER_CONNECTED="RDMA peer 'echo' connected to .* \(attempt [0-9]+\)"
+PEER_DOWN="RDMA peer 'echo' down: "
+LISTENER_ACCEPTED="RDMA listener 'echo' accepted "
 answers() { curl -s -m 5 -o /dev/null "$base/actuator/health"; }
 
 # echo_check LABEL: ECHO_COUNT messages of ECHO_SIZE bytes through B's peer, all echoed intact.
@@ -229,7 +232,7 @@ step_connect_a() {
   check_cm_connection connect || { fail connect "$WHY"; return 1; }
   check_objects_visible || { fail connect "$WHY"; return 1; }
   snapshot running
-  log_since 0 "RDMA listener 'echo' accepted " > /dev/null || { fail connect "no \"RDMA listener 'echo' accepted\" line in $APP_LOG"; return 1; }
+  await_log 0 "$LISTENER_ACCEPTED" || { fail connect "$WHY"; return 1; }
   wire_wait b.connect.done 180 || { fail connect "$WHY"; return 1; }
   pass connect
 }
@@ -243,8 +246,7 @@ step_connect_b() {
   timing connect-after-listening $(($(now_ms) - t0))
   save_health connect
   signal b.connected
-  log_since 0 "RDMA peer 'echo' connected to .* \(attempt [0-9]+\)" > /dev/null \
-    || { fail connect "no \"RDMA peer 'echo' connected to <addr> (attempt N)\" line in $APP_LOG"; return 1; }
+  await_log 0 "$PEER_CONNECTED" || { fail connect "$WHY"; return 1; }
   echo_check connect || { fail connect "$WHY"; return 1; }
   check_cm_connection connect || { fail connect "$WHY"; return 1; }
   check_objects_visible || { fail connect "$WHY"; return 1; }
@@ -265,7 +267,7 @@ step_peer_killed_a() {
   timing jvm-2-listening $(($(now_ms) - APP_T0))
   signal a.listening.2
   wire_wait b.peer-killed.done "$((RECONNECT_BOUND + 150))" || { fail peer-killed "$WHY"; return 1; }
-  log_since 0 "RDMA listener 'echo' accepted " > /dev/null || { fail peer-killed "no \"RDMA listener 'echo' accepted\" line in $APP_LOG"; return 1; }
+  await_log 0 "$LISTENER_ACCEPTED" || { fail peer-killed "$WHY"; return 1; }
   pass peer-killed
 }
 step_peer_killed_b() {
@@ -277,8 +279,8 @@ step_peer_killed_b() {
   timing sigkill-detected $(($(now_ms) - t0))
   save_health down
   [ -n "$(last_error)" ] || { fail peer-killed "peer-echo is $(detail peer-echo state) without a lastError"; return 1; }
-  await_down_line "$mark" || { fail peer-killed "$WHY"; return 1; }
-  echo "sigkill $DOWN" >> "$out/down-lines.txt"
+  await_log "$mark" "$PEER_DOWN" || { fail peer-killed "$WHY"; return 1; }
+  echo "sigkill: $LOGGED" >> "$out/down-lines.txt"
   n=$(attempts) || n=
   [[ $n =~ ^[0-9]+$ ]] || { fail peer-killed "no attempts in peer-echo's health: $HEALTH"; return 1; }
   wait_for 20 "peer-echo attempts above $((n + 1)) while A is down" attempts_above $((n + 1)) || { fail peer-killed "$WHY"; return 1; }
@@ -289,8 +291,7 @@ step_peer_killed_b() {
   wait_for "$RECONNECT_BOUND" "peer-echo CONNECTED again after A's restart" peer_is CONNECTED || { save_health reconnect; fail peer-killed "$WHY ($(peer_seen))"; return 1; }
   timing sigkill-reconnected-after-listening $(($(now_ms) - t0))
   save_health reconnected
-  log_since "$mark" "RDMA peer 'echo' connected to .* \(attempt [0-9]+\)" > /dev/null \
-    || { fail peer-killed "no new \"RDMA peer 'echo' connected\" line in $APP_LOG"; return 1; }
+  await_log "$mark" "$PEER_CONNECTED" || { fail peer-killed "$WHY (after A's restart)"; return 1; }
   echo_check after-sigkill || { fail peer-killed "$WHY"; return 1; }
   signal b.peer-killed.done
   pass peer-killed
@@ -328,12 +329,12 @@ step_link_cut_b() {
   timing linkcut-detected $(($(now_ms) - t0))
   save_health linkcut
   signal b.link.detected
-  await_down_line "$mark" || { fail link-cut "$WHY"; return 1; }
-  echo "link-cut $DOWN" >> "$out/down-lines.txt"
+  await_log "$mark" "$PEER_DOWN" || { fail link-cut "$WHY"; return 1; }
+  echo "link-cut: $LOGGED" >> "$out/down-lines.txt"
   # RC has no keepalive: only a send that exhausts its retries (IBV_WC_RETRY_EXC_ERR), or the
   # flushed work requests behind it (IBV_WC_WR_FLUSH_ERR), can have told B.
-  grep -Eqi 'retry|flush' <<< "$DOWN $(last_error)" \
-    || { fail link-cut "B's peer went down, but not through a failed send (retry exceeded/flush): $DOWN"; return 1; }
+  grep -Eqi 'retry|flush' <<< "$LOGGED $(last_error)" \
+    || { fail link-cut "B's peer went down, but not through a failed send (retry exceeded/flush): $LOGGED"; return 1; }
   wire_wait a.link.up "$((LINKCUT_BOUND + 60))" || { fail link-cut "$WHY"; return 1; }
   t0=$(now_ms)
   wait_for "$RECONNECT_BOUND" "peer-echo CONNECTED again after A's eth0 came back" peer_is CONNECTED || { save_health linkup; fail link-cut "$WHY ($(peer_seen))"; return 1; }
@@ -346,7 +347,7 @@ step_link_cut_b() {
 
 # Both hosts: SIGTERM at the same moment (B says when), exit 143, the order, an empty kernel.
 step_shutdown() {
-  local mark t0 t why='' prev=0 entry what re n left=''
+  local mark t0 t why='' prev entry what re n left=''
   if [ "$host" = B ]; then signal sigterm.go
   else wait_for 300 "B's sigterm.go" on_wire sigterm.go || say "no sigterm.go from B ($WHY): stopping anyway"
   fi
@@ -361,14 +362,19 @@ step_shutdown() {
   app_exit "$STOP_BOUND" || { fail shutdown "the JVM did not exit within $STOP_BOUND s of SIGTERM (killed)"; return 1; }
   timing sigterm-exit $(($(now_ms) - t0))
   [ "$APP_RC" = 143 ] || why="exit $APP_RC after SIGTERM, not 143"
+  # Each step is looked for from the line of the step before it on (one line may say several), so
+  # that an earlier line of the same words (the other side's disconnect) cannot stand in for it.
+  prev=$((mark + 1))
   for entry in "${SHUTDOWN_ORDER[@]}"; do
     what=${entry%%|*}; re=${entry#*|}
-    n=$(tail -n +$((mark + 1)) "$APP_LOG" | grep -n -m1 -E -- "$re" | cut -d: -f1)
-    echo "$what: line ${n:-none} after the SIGTERM" >> "$out/shutdown-order.txt"
-    if [ -z "$n" ]; then why="${why:+$why; }no shutdown log line for: $what (/$re/)"
-    elif [ "$n" -lt "$prev" ]; then why="${why:+$why; }$what (line $n) logged before the step before it (line $prev)"
-    else prev=$n
+    n=$(tail -n +"$prev" "$APP_LOG" | grep -n -m1 -E -- "$re" | cut -d: -f1)
+    if [ -z "$n" ]; then
+      echo "$what: none" >> "$out/shutdown-order.txt"
+      why="${why:+$why; }no shutdown log line for: $what (/$re/) at or after line $prev"
+      break
     fi
+    prev=$((prev + n - 1))
+    echo "$what: line $prev: $(sed -n "${prev}p" "$APP_LOG" | cut -c1-200)" >> "$out/shutdown-order.txt"
   done
   snapshot after-exit
   for t in "${KERNEL_TYPES[@]}"; do
