@@ -391,7 +391,8 @@ public final class CmId extends VerbsResource {
     /** The rule for a live connection, shared with the id's QP (whose destroy would end it as well). */
     StuckReference liveConnection(ResourceRef self, String verb) {
         InetSocketAddress peer = peerIfOpen();
-        return new StuckReference(self, verb, Consequence.ABORTS_CONNECTION, null, Cause.LIVE_CONNECTION, ref(), null,
+        // No blocker: the hold is the connection itself, which no release earlier in a plan resolves.
+        return new StuckReference(self, verb, Consequence.ABORTS_CONNECTION, null, Cause.LIVE_CONNECTION, null, null,
                 self + ": " + ref() + " is connected" + (peer == null ? "" : " to " + peer) + ": " + verb
                         + " would end the connection under the application; disconnect first (rdma_disconnect(3)) so "
                         + "that the peer learns of it and the QP's work requests flush");
@@ -422,8 +423,9 @@ public final class CmId extends VerbsResource {
             out.add(liveConnection(self, releaseVerb()));
         }
         for (CmId p : unansweredRequests()) {
+            // No blocker: the request's id is no dependent, so a plan does not order its release first.
             out.add(new StuckReference(self, releaseVerb(), Consequence.LEAKS, null, Cause.PENDING_CONNECTION_REQUEST,
-                    p.ref(), null, self + " has the connection request " + p.ref() + " neither accepted nor rejected: "
+                    null, null, self + " has the connection request " + p.ref() + " neither accepted nor rejected: "
                             + "its id outlives the listener and the requester waits for an answer; accept, reject or "
                             + "close it first"));
         }

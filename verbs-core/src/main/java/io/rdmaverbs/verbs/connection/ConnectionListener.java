@@ -18,7 +18,7 @@ import io.rdmaverbs.verbs.provider.CmEventType;
  * rejected; {@link #close(ClosePolicy) close(CASCADE)} rejects those first. Connections it accepted
  * outlive it.
  */
-public final class ConnectionListener implements EventLoop.Sink, AutoCloseable {
+public final class ConnectionListener implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(ConnectionListener.class.getName());
 
@@ -54,15 +54,14 @@ public final class ConnectionListener implements EventLoop.Sink, AutoCloseable {
     }
 
     /** A CONNECT_REQUEST, on the loop thread: the request goes to the handler on a lane of its own. */
-    @Override
-    public void eventArrived(CmEvent event) {
+    void eventArrived(CmEvent event) {
         if (event.type() != CmEventType.CONNECT_REQUEST) {
             return;
         }
         ConnectionRequest request = new ConnectionRequest(owner, this, event.cmId(), event.privateData(),
                 owner.nextName(), owner.newLane());
         pending.add(request);
-        owner.track(event.cmId(), request);
+        owner.track(event.cmId(), request::eventArrived);
         request.lane().execute(() -> handle(request));
     }
 

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * who asks, with what private data; {@link #accept()} makes the {@link Connection}, {@link #reject} refuses
  * it. Until either, it holds its listener (a strict close of the listener refuses, naming it).
  */
-public final class ConnectionRequest implements EventLoop.Sink {
+public final class ConnectionRequest {
 
     private final Connections owner;
     private final ConnectionListener listener;
@@ -137,8 +137,8 @@ public final class ConnectionRequest implements EventLoop.Sink {
         }
     }
 
-    @Override
-    public void eventArrived(CmEvent event) {
+    /** An event of the request's id, on the loop thread: the accepted connection's, once there is one. */
+    void eventArrived(CmEvent event) {
         Connection c = connection;
         if (c != null) {
             c.eventArrived(event);

@@ -106,7 +106,7 @@ public final class Connections implements AutoCloseable {
         requireOpen();
         CmId id = channel.createId(CmPortSpace.TCP, prefix + "/listener-" + names.incrementAndGet());
         ConnectionListener listener = new ConnectionListener(this, id, spec, handler);
-        loop.register(id, listener);
+        loop.register(id, listener::eventArrived);
         try {
             id.bind(spec.address());
             id.listen(spec.backlog());

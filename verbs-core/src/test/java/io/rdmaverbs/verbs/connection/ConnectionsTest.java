@@ -302,6 +302,25 @@ class ConnectionsTest {
     }
 
     @Test
+    void closingTheManagerDoesNotWaitForAHandlerThatNeverReturnsBeyondItsBound() {
+        CountDownLatch never = new CountDownLatch(1);
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)), request -> {
+            never.await();
+            request.accept();
+        });
+        CompletableFuture<Connection> connecting = client.connectAsync(ConnectSpec.to(listener.address()));
+        while (listener.pendingRequests().isEmpty()) {
+            Thread.onSpinWait();
+        }
+
+        assertTimeoutPreemptively(Duration.ofSeconds(6), server::close);
+
+        assertThat(connecting).failsWithin(WAIT).withThrowableThat().havingCause()
+                .isInstanceOf(ConnectionRejectedException.class);
+        assertThat(serverHost.resourceCounts("rxe0").objects()).isZero();
+    }
+
+    @Test
     void closingTheManagerClosesItsConnectionsGracefullyAndItsListeners() {
         ConnectionListener listener = accepting();
         Connection c = client.connect(ConnectSpec.to(listener.address()));

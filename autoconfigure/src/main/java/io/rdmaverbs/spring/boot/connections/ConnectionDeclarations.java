@@ -61,10 +61,14 @@ public final class ConnectionDeclarations {
      * @param connection Queues and buffers of each accepted connection.
      * @param handler Bean name of the RdmaMessageHandler that receives each accepted connection's
      *     messages; may be left out when the context has exactly one.
+     * @param heartbeatInterval Interval of the empty message sent on each accepted connection, so that a
+     *     connection whose peer vanished with the link (its disconnect never arrived) is found and released.
+     *     0 switches it off.
      */
     public record Listener(@Nullable String address, @Nullable String device,
             @DefaultValue("7471") @Min(0) @Max(65535) int port, @DefaultValue("16") @Positive int backlog,
-            @DefaultValue @Valid PerConnection connection, @Nullable String handler) {
+            @DefaultValue @Valid PerConnection connection, @Nullable String handler,
+            @DefaultValue("5s") @NotNull Duration heartbeatInterval) {
     }
 
     /**
@@ -131,10 +135,11 @@ public final class ConnectionDeclarations {
      * @param failureRateThreshold Failure rate, in percent, that opens the breaker.
      * @param slidingWindowSize Number of connect attempts the failure rate is computed over (and needed
      *     before it counts).
-     * @param waitDurationInOpenState How long an open breaker refuses attempts before it lets a trial through.
+     * @param waitDurationInOpenState How long an open breaker refuses attempts before it lets a trial
+     *     through: the longest a peer may stay down after its listener is back.
      */
     public record CircuitBreaker(@DefaultValue("50") @DecimalMin("1") @DecimalMax("100") float failureRateThreshold,
             @DefaultValue("10") @Min(1) int slidingWindowSize,
-            @DefaultValue("30s") @NotNull Duration waitDurationInOpenState) {
+            @DefaultValue("10s") @NotNull Duration waitDurationInOpenState) {
     }
 }

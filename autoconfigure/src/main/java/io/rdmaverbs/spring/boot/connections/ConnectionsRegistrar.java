@@ -1,5 +1,6 @@
 package io.rdmaverbs.spring.boot.connections;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -39,11 +40,10 @@ public final class ConnectionsRegistrar implements ImportBeanDefinitionRegistrar
         Binder binder = Binder.get(environment);
         for (String name : names(binder, ConnectionDeclarations.LISTENERS)) {
             register(registry, listenerBeanName(name), name, RdmaListener.class, "listener",
-                    "RDMA listener declared at " + ConnectionDeclarations.listenerPath(name));
+                    ConnectionDeclarations.listenerPath(name));
         }
         for (String name : names(binder, ConnectionDeclarations.PEERS)) {
-            register(registry, peerBeanName(name), name, RdmaPeer.class, "peer",
-                    "RDMA peer declared at " + ConnectionDeclarations.peerPath(name));
+            register(registry, peerBeanName(name), name, RdmaPeer.class, "peer", ConnectionDeclarations.peerPath(name));
         }
     }
 
@@ -60,13 +60,13 @@ public final class ConnectionsRegistrar implements ImportBeanDefinitionRegistrar
     /** The keys under {@code path}, whatever their values: a bad value is the properties' validation's to report. */
     private static Set<String> names(Binder binder, String path) {
         return new TreeSet<>(binder.bind(path, Bindable.mapOf(String.class, Object.class))
-                .map(java.util.Map::keySet).orElse(Set.of()));
+                .map(Map::keySet).orElse(Set.of()));
     }
 
     private static void register(BeanDefinitionRegistry registry, String beanName, String name, Class<?> type,
-            String factoryMethod, String description) {
+            String factoryMethod, String property) {
         if (registry.containsBeanDefinition(beanName)) {
-            throw new InvalidConnectionSettingException(description.substring(description.indexOf(" at ") + 4),
+            throw new InvalidConnectionSettingException(property,
                     "its bean name '" + beanName + "' is already taken by another bean",
                     "Rename the entry, or the other bean");
         }
@@ -78,7 +78,7 @@ public final class ConnectionsRegistrar implements ImportBeanDefinitionRegistrar
         definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, name));
         // Not the inferred close(): the connections' lifecycle stops them, before the verbs teardown.
         definition.setDestroyMethodName("");
-        definition.setDescription(description);
+        definition.setDescription("RDMA " + factoryMethod + " declared at " + property);
         registry.registerBeanDefinition(beanName, definition);
     }
 }

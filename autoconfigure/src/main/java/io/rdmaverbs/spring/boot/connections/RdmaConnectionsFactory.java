@@ -65,6 +65,7 @@ public final class RdmaConnectionsFactory {
         String path = ConnectionDeclarations.listenerPath(name);
         ConnectionDeclarations.Listener declared = declared(listenerDeclarations, name, path);
         ConnectionSpecs.check(path + ".connection", declared.connection());
+        requireNotNegative(path + ".heartbeat-interval", declared.heartbeatInterval());
         InetAddress address;
         if (declared.address() != null && declared.device() != null) {
             throw new InvalidConnectionSettingException(path, "both address and device are set",
@@ -93,10 +94,7 @@ public final class RdmaConnectionsFactory {
                     "Set it to the IP literal of the remote listener, e.g. fe80::1%eth0 or 192.168.1.2");
         }
         ConnectionSpecs.check(path + ".connection", declared.connection());
-        if (declared.heartbeatInterval().isNegative()) {
-            throw new InvalidConnectionSettingException(path + ".heartbeat-interval", "it is negative",
-                    "Set a positive interval, or 0 to send no heartbeat");
-        }
+        requireNotNegative(path + ".heartbeat-interval", declared.heartbeatInterval());
         InetSocketAddress remote = new InetSocketAddress(IpLiterals.parse(path + ".address", declared.address()),
                 declared.port());
         RdmaPeer peer = new RdmaPeer(name, remote, declared, this::connect, retries.forPeer(name, declared.reconnect()),
@@ -169,6 +167,13 @@ public final class RdmaConnectionsFactory {
                     "Declare an RdmaMessageHandler bean, and name it in " + path + ".handler when there are several");
         }
         return beanFactory.getBean(candidates[0], RdmaMessageHandler.class);
+    }
+
+    private static void requireNotNegative(String property, Duration interval) {
+        if (interval.isNegative()) {
+            throw new InvalidConnectionSettingException(property, "it is negative",
+                    "Set a positive interval, or 0 to send no heartbeat");
+        }
     }
 
     private static <T> T declared(Map<String, T> declarations, String name, String path) {

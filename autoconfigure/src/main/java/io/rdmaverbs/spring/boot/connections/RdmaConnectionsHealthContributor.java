@@ -1,5 +1,6 @@
 package io.rdmaverbs.spring.boot.connections;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -46,7 +47,7 @@ public final class RdmaConnectionsHealthContributor implements CompositeHealthCo
     }
 
     private Stream<Entry> entries() {
-        List<Entry> entries = new java.util.ArrayList<>();
+        List<Entry> entries = new ArrayList<>();
         factory.listeners().forEach(l -> entries.add(new Entry("listener-" + l.name(), new ListenerHealth(l))));
         factory.peers().forEach(p -> entries.add(new Entry("peer-" + p.name(), new PeerHealth(p))));
         return entries.stream();

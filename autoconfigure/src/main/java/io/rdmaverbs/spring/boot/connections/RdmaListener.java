@@ -38,6 +38,7 @@ public final class RdmaListener {
     private final Set<RdmaSession> sessions = ConcurrentHashMap.newKeySet();
     private volatile @Nullable ConnectionListener listening;
     private volatile boolean stopping;
+    private volatile @Nullable Thread heartbeats;
 
     RdmaListener(String name, InetSocketAddress bindAddress, ConnectionDeclarations.Listener settings,
             Connections connections, RdmaMessageHandler handler, ConnectionObserver observer,
@@ -83,6 +84,23 @@ public final class RdmaListener {
                 .connection(ConnectionSpecs.of(settings.connection()));
         listening = connections.listen(spec, this::onRequest);
         logger.info("RDMA listener '" + name + "' listening on " + RdmaPeer.format(address()));
+        Duration interval = settings.heartbeatInterval();
+        if (!interval.isZero()) {
+            heartbeats = Thread.ofPlatform().daemon().name("rdma-listener-" + name + "-heartbeat")
+                    .start(() -> beat(interval));
+        }
+    }
+
+    /** An empty send on each accepted connection per interval, until the listener stops. */
+    private void beat(Duration interval) {
+        while (!stopping) {
+            try {
+                Thread.sleep(interval);
+            } catch (InterruptedException e) {
+                return;
+            }
+            sessions.forEach(RdmaSession::heartbeat);
+        }
     }
 
     private void onRequest(ConnectionRequest request) {
@@ -120,6 +138,10 @@ public final class RdmaListener {
     void stop(Duration timeout) {
         stopping = true;
         long deadline = System.nanoTime() + timeout.toNanos();
+        Thread beating = heartbeats;
+        if (beating != null) {
+            beating.interrupt();
+        }
         ConnectionListener l = listening;
         listening = null;
         if (l != null) {

@@ -4,7 +4,9 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -56,6 +58,8 @@ public final class RdmaPeer {
     private volatile PeerState state = PeerState.NEW;
     private volatile Instant since = Instant.now();
     private volatile @Nullable String lastError;
+    /** Why the last attempt that reached the CM failed. */
+    private volatile @Nullable String lastAttemptError;
     /** Attempts since the peer was last connected (or started). */
     private final AtomicInteger attempts = new AtomicInteger();
     private volatile @Nullable RdmaSession session;
@@ -63,6 +67,8 @@ public final class RdmaPeer {
     private volatile CompletableFuture<String> lost = new CompletableFuture<>();
     private volatile @Nullable Thread loop;
     private volatile boolean stopping;
+    /** Whether the current guarded attempt reached {@link #attempt}: only the loop thread touches it. */
+    private boolean attempted;
 
     RdmaPeer(String name, InetSocketAddress remoteAddress, ConnectionDeclarations.Peer settings, Connector connector,
             Retry retry, AttemptGuard guard, ConnectionObserver observer, ApplicationEventPublisher events) {
@@ -106,7 +112,7 @@ public final class RdmaPeer {
     }
 
     /** Its circuit breaker's state (CLOSED, OPEN, HALF_OPEN...), empty without resilience4j-circuitbreaker. */
-    public java.util.Optional<String> circuitBreakerState() {
+    public Optional<String> circuitBreakerState() {
         return guard.state();
     }
 
@@ -120,8 +126,8 @@ public final class RdmaPeer {
     }
 
     /** The current connection, empty while not connected. */
-    public java.util.Optional<RdmaSession> session() {
-        return java.util.Optional.ofNullable(session);
+    public Optional<RdmaSession> session() {
+        return Optional.ofNullable(session);
     }
 
     /**
@@ -193,7 +199,7 @@ public final class RdmaPeer {
                 return;
             }
             stopping = false;
-            transition(PeerState.CONNECTING, null);
+            transition(PeerState.CONNECTING);
             loop = Thread.ofPlatform().daemon().name("rdma-peer-" + name).start(this::run);
         } finally {
             lock.unlock();
@@ -228,20 +234,20 @@ public final class RdmaPeer {
         if (current != null) {
             current.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         }
-        transition(PeerState.STOPPED, lastError);
+        transition(PeerState.STOPPED);
     }
 
     private void run() {
         while (!stopping) {
             RdmaSession connected;
             try {
-                connected = retry.executeCheckedSupplier(() -> guard.call(this::attempt));
+                connected = retry.executeCheckedSupplier(this::guardedAttempt);
             } catch (Throwable e) {
                 if (!stopping) {
                     lastError = describe(e);
                     logger.warn("RDMA peer '" + name + "' gave up after " + attempts.get() + " attempt(s): "
                             + lastError);
-                    transition(PeerState.STOPPED, lastError);
+                    transition(PeerState.STOPPED);
                 }
                 return;
             }
@@ -255,16 +261,33 @@ public final class RdmaPeer {
         }
     }
 
+    /** An attempt through the circuit breaker, which may refuse it without reaching the CM. */
+    private RdmaSession guardedAttempt() throws Exception {
+        try {
+            return guard.call(this::attempt);
+        } catch (Exception e) {
+            if (!attempted) {
+                String last = lastAttemptError;
+                lastError = describe(e) + (last == null ? "" : "; last attempt: " + last);
+                transition(PeerState.DOWN);
+            }
+            throw e;
+        } finally {
+            attempted = false;
+        }
+    }
+
     /** One attempt: resolve, route, connect. A failure is DOWN until the retry's next attempt. */
     private RdmaSession attempt() throws Exception {
         if (stopping) {
             throw new InterruptedException("stopping");
         }
+        attempted = true;
         int n = attempts.incrementAndGet();
         if (n > 1) {
             observer.reconnectAttempt(name);
         }
-        transition(PeerState.CONNECTING, lastError);
+        transition(PeerState.CONNECTING);
         long started = System.nanoTime();
         CompletableFuture<String> loss = new CompletableFuture<>();
         try {
@@ -274,18 +297,19 @@ public final class RdmaPeer {
             session = connected;
             lastError = null;
             observer.established("peer", name, setup);
-            transition(PeerState.CONNECTED, null);
+            transition(PeerState.CONNECTED);
             logger.info("RDMA peer '" + name + "' connected to " + format(connected.peerAddress()) + " (attempt " + n
                     + ")");
             events.publishEvent(new RdmaPeerConnectedEvent(this, remoteAddress, n, setup));
             return connected;
         } catch (Exception e) {
             lastError = describe(e);
+            lastAttemptError = lastError;
             if (RdmaSession.isRejection(e)) {
                 observer.rejected("peer", name);
             }
             if (!stopping) {
-                transition(PeerState.DOWN, lastError);
+                transition(PeerState.DOWN);
                 logger.debug("RDMA peer '" + name + "' attempt " + n + " failed: " + lastError);
             }
             throw e;
@@ -331,13 +355,13 @@ public final class RdmaPeer {
         }
         lastError = reason;
         observer.disconnected("peer", name);
-        transition(PeerState.DOWN, reason);
+        transition(PeerState.DOWN);
         logger.info("RDMA peer '" + name + "' down: " + reason + (failedCompletions.isEmpty() ? ""
                 : " (failed work completions: " + String.join(", ", failedCompletions) + ")"));
         events.publishEvent(new RdmaPeerDownEvent(this, remoteAddress, reason, failedCompletions));
     }
 
-    private void transition(PeerState next, @Nullable String error) {
+    private void transition(PeerState next) {
         lock.lock();
         try {
             if (state == PeerState.STOPPED && next != PeerState.STOPPED) {
@@ -363,7 +387,7 @@ public final class RdmaPeer {
 
     private static String describe(Throwable e) {
         Throwable t = e;
-        while ((t instanceof ExecutionException || t instanceof java.util.concurrent.CompletionException)
+        while ((t instanceof ExecutionException || t instanceof CompletionException)
                 && t.getCause() != null) {
             t = t.getCause();
         }

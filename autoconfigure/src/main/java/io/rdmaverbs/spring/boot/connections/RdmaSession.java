@@ -6,7 +6,9 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Queue;
@@ -60,6 +62,9 @@ public final class RdmaSession {
     private static final long SEND_BIT = 1L << 62;
     /** How long a completion-thread wait lasts before it checks whether the session is closing. */
     private static final Duration EVENT_WAIT = Duration.ofMillis(200);
+    /** How long the completion thread keeps collecting flushed completions after a failure or a disconnect. */
+    private static final Duration FLUSH_GRACE = Duration.ofMillis(100);
+    private static final Duration FLUSH_STEP = Duration.ofMillis(20);
     /** How long a send may wait for a free send buffer, and then for its completion. */
     private static final Duration SEND_WAIT = Duration.ofSeconds(10);
 
@@ -90,6 +95,7 @@ public final class RdmaSession {
     private final Thread completionThread;
     private final AtomicBoolean ended = new AtomicBoolean();
     private volatile @Nullable String endReason;
+    private volatile boolean disconnectedByPeer;
 
     RdmaSession(String owner, Connection connection, @Nullable RdmaMessageHandler handler, Watcher watcher) {
         this.owner = owner;
@@ -113,7 +119,11 @@ public final class RdmaSession {
         this.dispatch = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("rdma-session-" + owner).factory());
         cq.requestNotification(false);
         this.completionThread = Thread.ofPlatform().daemon().name("rdma-completions-" + owner).unstarted(this::poll);
-        connection.onDisconnect(c -> lose("the other side disconnected (RDMA_CM_EVENT_DISCONNECTED)"));
+        // The completion thread reports it, with the work requests the disconnect flushed.
+        connection.onDisconnect(c -> {
+            disconnectedByPeer = true;
+            channel.wakeWaiters();
+        });
         completionThread.start();
     }
 
@@ -185,27 +195,43 @@ public final class RdmaSession {
         }
     }
 
-    /** The peers' heartbeat: an empty send. A failure ends the session (its completion is in error). */
+    /**
+     * The heartbeat: an empty send, posted without waiting for it; skipped while every send buffer is in
+     * flight (sends are outstanding anyway, and each of them completes or fails). On a dead link its
+     * completion is in error once the transport's retries are exhausted (RETRY_EXC_ERR), which ends the
+     * session on the completion thread.
+     */
     void heartbeat() {
+        if (ended.get()) {
+            return;
+        }
         try {
-            post(MemorySegment.NULL);
+            post(MemorySegment.NULL, false);
         } catch (RdmaSessionClosedException | IllegalStateException | VerbsException e) {
             lose("heartbeat failed: " + e.getMessage());
         }
     }
 
     private void post(MemorySegment payload) {
+        post(payload, true);
+    }
+
+    /** Copies {@code payload} into a free send buffer and posts it; {@code await}: until its completion. */
+    private void post(MemorySegment payload, boolean await) {
         if (ended.get()) {
             throw closed(null);
         }
         Integer slot;
         try {
-            slot = freeSendSlots.poll(SEND_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+            slot = await ? freeSendSlots.poll(SEND_WAIT.toNanos(), TimeUnit.NANOSECONDS) : freeSendSlots.poll();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw closed(e);
         }
         if (slot == null) {
+            if (!await) {
+                return;
+            }
             throw new RdmaSessionClosedException(owner + ": every send buffer is still in flight after " + SEND_WAIT, null);
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -231,6 +257,9 @@ public final class RdmaSession {
             freeSendSlots.add(slot);
             throw e;
         }
+        if (!await) {
+            return;
+        }
         try {
             done.get(SEND_WAIT.toNanos(), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
@@ -243,12 +272,17 @@ public final class RdmaSession {
         }
     }
 
-    /** The completion thread: wait for an event, acknowledge it, re-arm, poll until empty. */
+    /**
+     * The completion thread: wait for an event, acknowledge it, re-arm, poll until empty. Once a work
+     * request failed or the other side disconnected, it keeps polling for {@link #FLUSH_GRACE} so that the
+     * report lists the work requests the error state flushed too (ibv_poll_cq(3): WR_FLUSH_ERR).
+     */
     private void poll() {
         List<String> failed = new ArrayList<>();
+        long flushDeadline = 0;
         while (!ended.get()) {
             try {
-                Optional<CompletionQueue> event = channel.awaitEvent(EVENT_WAIT);
+                Optional<CompletionQueue> event = channel.awaitEvent(flushDeadline == 0 ? EVENT_WAIT : FLUSH_STEP);
                 if (event.isPresent()) {
                     event.get().acknowledgeEvents(1);
                     cq.requestNotification(false);
@@ -261,15 +295,25 @@ public final class RdmaSession {
                 }
             } catch (RuntimeException e) {
                 if (!ended.get()) {
-                    lose("polling " + cq.ref() + " failed: " + e.getMessage());
+                    lose("polling " + cq.ref() + " failed: " + e.getMessage(), summary(failed));
                 }
                 return;
             }
-            if (!failed.isEmpty()) {
-                lose("a work request completed in error", failed);
+            if (flushDeadline == 0 && (!failed.isEmpty() || disconnectedByPeer)) {
+                flushDeadline = System.nanoTime() + FLUSH_GRACE.toNanos();
+            } else if (flushDeadline != 0 && System.nanoTime() - flushDeadline >= 0) {
+                lose(disconnectedByPeer ? "the other side disconnected (RDMA_CM_EVENT_DISCONNECTED)"
+                        : "a work request completed in error", summary(failed));
                 return;
             }
         }
+    }
+
+    /** {@code ["16 x RECV WR_FLUSH_ERR", "1 x SEND RETRY_EXC_ERR"]}, in order of first appearance. */
+    private static List<String> summary(List<String> failed) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        failed.forEach(f -> counts.merge(f, 1, Integer::sum));
+        return counts.entrySet().stream().map(e -> e.getValue() + " x " + e.getKey()).toList();
     }
 
     private void complete(int i, List<String> failed) {

@@ -3,8 +3,10 @@ package io.rdmaverbs.spring.boot.endpoint;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.rdmaverbs.spring.boot.descriptor.ClosePlanDescriptor;
+import io.rdmaverbs.spring.boot.descriptor.ConnectionDescriptor;
 import io.rdmaverbs.spring.boot.descriptor.LeaseDescriptor;
 import io.rdmaverbs.spring.boot.descriptor.ResourceNode;
 import io.rdmaverbs.spring.boot.descriptor.StuckReferenceDescriptor;
@@ -14,6 +16,7 @@ import io.rdmaverbs.verbs.Lease;
 import io.rdmaverbs.verbs.StuckReference;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsResource;
+import io.rdmaverbs.verbs.connection.Connections;
 
 import org.jspecify.annotations.Nullable;
 
@@ -42,9 +45,19 @@ public final class VerbsEndpoint {
     private final TeardownPolicy policy;
     private final LeaseOrigins origins;
     private final Show showValues;
+    private final Supplier<List<Connections>> connectionManagers;
 
     public VerbsEndpoint(Verbs verbs, TeardownPolicy policy, Iterable<SanitizingFunction> sanitizingFunctions,
             Show showValues) {
+        this(verbs, policy, sanitizingFunctions, showValues, List::of);
+    }
+
+    /**
+     * @param connectionManagers the connection managers whose listeners and connections to list
+     */
+    public VerbsEndpoint(Verbs verbs, TeardownPolicy policy, Iterable<SanitizingFunction> sanitizingFunctions,
+            Show showValues, Supplier<List<Connections>> connectionManagers) {
+        this.connectionManagers = connectionManagers;
         this.verbs = verbs;
         this.policy = policy;
         this.origins = new LeaseOrigins(sanitizingFunctions);
@@ -66,7 +79,13 @@ public final class VerbsEndpoint {
                 stuck.stream().map(s -> StuckReferenceDescriptor.of(s, leases)).toList(),
                 stuck.stream().filter(StuckReferenceDescriptor::holdsUpTheTeardown)
                         .map(s -> StuckReferenceDescriptor.of(s, leases)).toList(),
-                ClosePlanDescriptor.of(verbs.planClose(policy.closePolicy()), leases));
+                ClosePlanDescriptor.of(verbs.planClose(policy.closePolicy()), leases), connections(leases));
+    }
+
+    private List<ConnectionDescriptor> connections(Function<Lease, LeaseDescriptor> leases) {
+        return connectionManagers.get().stream().flatMap(cm -> java.util.stream.Stream.concat(
+                cm.listeners().stream().map(l -> ConnectionDescriptor.of(l, leases)),
+                cm.connections().stream().map(c -> ConnectionDescriptor.of(c, leases)))).toList();
     }
 
     @ReadOperation
@@ -109,10 +128,11 @@ public final class VerbsEndpoint {
      * @param teardownBlockers those held from outside the graph (leases, unacknowledged completion
      *     events), which a dependency-ordered teardown cannot resolve by itself
      * @param closePlan what the teardown would do now
+     * @param connections the listeners and connections of the connection managers, with their resources
      */
     public record VerbsGraph(String provider, String teardownPolicy, List<ResourceNode> resources,
             List<StuckReferenceDescriptor> stuckReferences, List<StuckReferenceDescriptor> teardownBlockers,
-            ClosePlanDescriptor closePlan)
+            ClosePlanDescriptor closePlan, List<ConnectionDescriptor> connections)
             implements OperationResponseBody {
     }
 

@@ -6,6 +6,7 @@ import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsAutoConfiguration;
 import io.rdmaverbs.spring.boot.connections.AttemptGuards;
+import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations;
 import io.rdmaverbs.spring.boot.connections.ConnectionMetrics;
 import io.rdmaverbs.spring.boot.connections.ConnectionObserver;
 import io.rdmaverbs.spring.boot.connections.ConnectionsRegistrar;
@@ -21,6 +22,7 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -35,23 +37,30 @@ import org.springframework.context.annotation.Import;
  * The listeners and peers declared under {@code rdma.verbs.connections}: one bean each
  * ({@link ConnectionsRegistrar}), the connection manager they share, their lifecycle (started after
  * every bean exists, stopped before the verbs teardown), their Resilience4j retries and circuit
- * breakers, health ({@code rdmaConnections}) and metrics. Nothing is created when nothing is declared.
+ * breakers, health ({@code rdmaConnections}) and metrics. Nothing is created when nothing is declared,
+ * or with {@code rdma.verbs.connections.enabled=false}.
  */
 @AutoConfiguration(after = VerbsAutoConfiguration.class,
         afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
                 "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
 @ConditionalOnClass(Connections.class)
 @ConditionalOnBean(Verbs.class)
+@ConditionalOnBooleanProperty(name = ConnectionDeclarations.PREFIX + ".enabled", matchIfMissing = true)
 @ConditionalOnConnectionsDeclared
 @EnableConfigurationProperties(RdmaConnectionsProperties.class)
 @Import(ConnectionsRegistrar.class)
 public final class RdmaConnectionsAutoConfiguration {
 
-    /** Closed by the connections' lifecycle, after every listener and peer stopped. */
+    /**
+     * Closed by the connections' lifecycle, after every listener and peer stopped. Its channel's
+     * disconnect timeout bounds each graceful close's wait for DISCONNECTED.
+     */
     @Bean(destroyMethod = "")
     @ConditionalOnMissingBean
-    Connections rdmaVerbsConnections(Verbs verbs) {
-        return Connections.on(verbs);
+    Connections rdmaVerbsConnections(Verbs verbs, RdmaConnectionsProperties properties) {
+        Connections connections = Connections.on(verbs);
+        connections.channel().disconnectTimeout(properties.disconnectTimeout());
+        return connections;
     }
 
     @Bean

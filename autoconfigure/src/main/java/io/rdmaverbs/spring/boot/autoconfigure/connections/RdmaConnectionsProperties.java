@@ -19,6 +19,7 @@ import org.springframework.validation.annotation.Validated;
  * peers that connect to them. Each listener and each peer becomes a bean ({@code <name>RdmaListener},
  * {@code <name>RdmaPeer}, qualified by its name); a listener and a peer may share a name.
  *
+ * @param enabled Whether to create the declared listeners and peers.
  * @param listeners Listeners, by name.
  * @param peers Peers this application connects to, by name.
  * @param disconnectTimeout How long the shutdown waits for each connection's RDMA_CM_EVENT_DISCONNECTED
@@ -26,7 +27,7 @@ import org.springframework.validation.annotation.Validated;
  */
 @ConfigurationProperties(ConnectionDeclarations.PREFIX)
 @Validated
-public record RdmaConnectionsProperties(Map<String, @Valid Listener> listeners, Map<String, @Valid Peer> peers,
+public record RdmaConnectionsProperties(@DefaultValue("true") boolean enabled, Map<String, @Valid Listener> listeners, Map<String, @Valid Peer> peers,
         @DefaultValue("2s") @NotNull Duration disconnectTimeout) {
 
     public RdmaConnectionsProperties {

@@ -5,6 +5,7 @@ import io.rdmaverbs.spring.boot.autoconfigure.VerbsProperties;
 import io.rdmaverbs.spring.boot.endpoint.VerbsEndpoint;
 import io.rdmaverbs.spring.boot.endpoint.VerbsEndpointWebExtension;
 import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.connection.Connections;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -31,9 +32,9 @@ public final class VerbsEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     VerbsEndpoint verbsEndpoint(Verbs verbs, VerbsProperties properties, VerbsEndpointProperties endpoint,
-            ObjectProvider<SanitizingFunction> sanitizingFunctions) {
+            ObjectProvider<SanitizingFunction> sanitizingFunctions, ObjectProvider<Connections> connections) {
         return new VerbsEndpoint(verbs, properties.teardown().policy(), sanitizingFunctions.orderedStream().toList(),
-                endpoint.showValues());
+                endpoint.showValues(), () -> connections.orderedStream().toList());
     }
 
     @Bean

@@ -7,10 +7,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.CRC32;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts.ClosedResources;
 import io.rdmaverbs.spring.boot.autoconfigure.connections.Hosts.Host;
 import io.rdmaverbs.spring.boot.connections.PeerState;
+import io.rdmaverbs.spring.boot.descriptor.ConnectionDescriptor;
+import io.rdmaverbs.spring.boot.endpoint.VerbsEndpoint;
+import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
+import io.rdmaverbs.verbs.ResourceKind;
+import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionEvent;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsFactory;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsHealthContributor;
@@ -20,10 +24,11 @@ import io.rdmaverbs.spring.boot.connections.RdmaPeerConnectedEvent;
 import io.rdmaverbs.spring.boot.connections.RdmaPeerDownEvent;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionAcceptedEvent;
 import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.attr.PortState;
 import io.rdmaverbs.verbs.connection.Connections;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.health.actuate.endpoint.StatusAggregator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -56,10 +61,18 @@ class ConnectedHostsTests {
     }
 
     @Test
+    void declaredConnectionsAreSwitchedOffByTheEnabledProperty() {
+        a.echoListener().withPropertyValues("rdma.verbs.connections.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(RdmaListener.class).doesNotHaveBean(Connections.class);
+            assertThat(context.getBean(Verbs.class).resources()).isEmpty();
+        });
+    }
+
+    @Test
     void aPeerAndTheListenerOfAnotherHostExchangeMessagesWithIntactChecksums() {
-        a.echoListener().withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(listenerSide -> {
+        a.echoListener().run(listenerSide -> {
             assertThat(listenerSide).hasNotFailed();
-            b.echoPeer(a).withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(peerSide -> {
+            b.echoPeer(a).run(peerSide -> {
                 assertThat(peerSide).hasNotFailed();
                 RdmaPeer peer = peer(peerSide);
                 assertThat(peer.awaitConnected(WAIT)).as("connected: %s", peer.lastError()).isTrue();
@@ -72,7 +85,7 @@ class ConnectedHostsTests {
                     assertThat(echo).hasSameSizeAs(message);
                 }
                 RdmaListener listener = listenerSide.getBean(RdmaListener.class);
-                assertThat(listener.sessions()).hasSize(1);
+                await().atMost(WAIT).until(() -> listener.sessions().size() == 1);
                 assertThat(health(listenerSide, "listener-echo").getDetails()).containsEntry("openConnections", 1)
                         .containsEntry("port", 7471);
                 Health peerHealth = health(peerSide, "peer-echo");
@@ -93,7 +106,7 @@ class ConnectedHostsTests {
 
     @Test
     void aPeerWhoseListenerIsNotUpLetsTheApplicationStartDegradedAndConnectsOnceTheListenerStarts() {
-        b.echoPeer(a).withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(peerSide -> {
+        b.echoPeer(a).run(peerSide -> {
             assertThat(peerSide).hasNotFailed();
             RdmaPeer peer = peer(peerSide);
             await().atMost(WAIT).until(() -> peer.attempts() >= 2);
@@ -109,8 +122,9 @@ class ConnectedHostsTests {
                 assertThat(peer.awaitConnected(WAIT)).as("connected: %s", peer.lastError()).isTrue();
                 assertThat(peer.request(new byte[] { 1, 2, 3 }, WAIT)).containsExactly(1, 2, 3);
                 assertThat(health(peerSide, "peer-echo").getStatus()).isEqualTo(Status.UP);
-                assertThat(meters.get("resilience4j.retry.calls").tag("name", "rdma-peer-echo")
-                        .tag("kind", "successful_with_retry").functionCounter().count()).isEqualTo(1);
+                // The retry records its success once the attempt returned, just after the peer turned CONNECTED.
+                await().atMost(WAIT).until(() -> meters.get("resilience4j.retry.calls").tag("name", "rdma-peer-echo")
+                        .tag("kind", "successful_with_retry").functionCounter().count() == 1);
                 assertThat(meters.get("rdma.connections.reconnects").tag("name", "echo").counter().count())
                         .isGreaterThanOrEqualTo(1);
                 assertThat(meters.get("rdma.connections.rejected").tag("role", "peer").counter().count())
@@ -134,6 +148,8 @@ class ConnectedHostsTests {
                             .filter(RdmaPeerDownEvent.class::isInstance).map(RdmaPeerDownEvent.class::cast)
                             .findFirst().orElse(null), e -> e != null);
                     assertThat(down.reason()).contains("DISCONNECTED");
+                    assertThat(down.failedCompletions()).as("the receives the disconnect flushed")
+                            .anySatisfy(f -> assertThat(f).endsWith("RECV WR_FLUSH_ERR"));
                     assertThat(health(peerSide, "peer-echo").getDetails().get("lastError")).isNotNull();
 
                     a.echoListener().run(listenerSide -> {
@@ -142,6 +158,81 @@ class ConnectedHostsTests {
                     });
                     assertThat(events).filteredOn(RdmaPeerConnectedEvent.class::isInstance).hasSize(2);
                 });
+    }
+
+    @Test
+    void aHeartbeatFindsACutLinkReportsTheFailedWorkRequestsAndThePeerReconnectsOnceTheLinkIsBack() {
+        List<RdmaConnectionEvent> events = new CopyOnWriteArrayList<>();
+        // Only the peer's heartbeat: the listener's would find the cut first (the test below).
+        a.echoListener().withPropertyValues("rdma.verbs.connections.listeners.echo.heartbeat-interval=0")
+                .run(listenerSide -> {
+                    RdmaListener listener = listenerSide.getBean(RdmaListener.class);
+                    b.echoPeer(a).withBean(ApplicationListener.class,
+                            () -> (ApplicationListener<RdmaConnectionEvent>) events::add).run(peerSide -> {
+                                RdmaPeer peer = peer(peerSide);
+                                assertThat(peer.awaitConnected(WAIT)).isTrue();
+
+                                a.provider().setPortState(a.device(), 1, PortState.DOWN);
+
+                                RdmaPeerDownEvent down = await().atMost(WAIT).until(() -> events.stream()
+                                        .filter(RdmaPeerDownEvent.class::isInstance)
+                                        .map(RdmaPeerDownEvent.class::cast).findFirst().orElse(null), e -> e != null);
+                                assertThat(down.reason()).contains("a work request completed in error");
+                                assertThat(down.failedCompletions()).anySatisfy(
+                                        f -> assertThat(f).endsWith("SEND RETRY_EXC_ERR"));
+                                await().atMost(WAIT).until(() -> listener.sessions().isEmpty());
+
+                                a.provider().setPortState(a.device(), 1, PortState.ACTIVE);
+
+                                assertThat(peer.awaitConnected(WAIT)).as("reconnected: %s", peer.lastError())
+                                        .isTrue();
+                                assertThat(peer.request(new byte[] { 9 }, WAIT)).containsExactly(9);
+                            });
+                });
+    }
+
+    @Test
+    void aListenersHeartbeatReleasesAConnectionWhosePeerVanishedWithTheLink() {
+        a.echoListener().withPropertyValues("rdma.verbs.connections.listeners.echo.heartbeat-interval=200ms")
+                .run(listenerSide -> {
+                    RdmaListener listener = listenerSide.getBean(RdmaListener.class);
+                    b.echoPeer(a).withPropertyValues("rdma.verbs.connections.peers.echo.heartbeat-interval=0")
+                            .run(peerSide -> {
+                                assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
+                                // The accept's session is registered just after the peer saw ESTABLISHED.
+                                await().atMost(WAIT).until(() -> listener.sessions().size() == 1);
+
+                                b.provider().setPortState(b.device(), 1, PortState.DOWN);
+
+                                await().atMost(WAIT).until(() -> listener.sessions().isEmpty());
+                                assertThat(health(listenerSide, "listener-echo").getDetails())
+                                        .containsEntry("openConnections", 0);
+                            });
+                });
+    }
+
+    @Test
+    void theVerbsEndpointListsTheListenerAndTheConnectionsWithTheirResources() {
+        a.echoListener().withPropertyValues("management.endpoints.web.exposure.include=verbs").run(listenerSide -> {
+            b.echoPeer(a).withPropertyValues("management.endpoints.web.exposure.include=verbs").run(peerSide -> {
+                assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
+                await().atMost(WAIT).until(() -> listenerSide.getBean(RdmaListener.class).sessions().size() == 1);
+
+                List<ConnectionDescriptor> listed = listenerSide.getBean(VerbsEndpoint.class).graph().connections();
+
+                assertThat(listed).extracting(ConnectionDescriptor::role).containsExactly("listener", "connection");
+                ConnectionDescriptor accepted = listed.get(1);
+                assertThat(accepted.state()).isEqualTo("CONNECTED");
+                assertThat(accepted.peerAddress()).startsWith("[" + b.address() + "]:");
+                assertThat(accepted.resources()).extracting(r -> r.kind())
+                        .contains(ResourceKind.CM_ID, ResourceKind.PROTECTION_DOMAIN, ResourceKind.COMPLETION_QUEUE,
+                                ResourceKind.QUEUE_PAIR, ResourceKind.MEMORY_REGION);
+                assertThat(accepted.stuckReferences()).as("a live connection must be disconnected first")
+                        .isNotEmpty();
+                assertThat(peerSide.getBean(VerbsEndpoint.class).graph().connections())
+                        .singleElement().satisfies(c -> assertThat(c.role()).isEqualTo("connection"));
+            });
+        });
     }
 
     @Test
@@ -180,17 +271,25 @@ class ConnectedHostsTests {
                 assertThat(peer.awaitConnected(WAIT)).isTrue();
                 Verbs verbs = peerSide.getBean(Verbs.class);
                 assertThat(verbs.resources()).isNotEmpty();
+                VerbsTeardown teardown = peerSide.getBean(VerbsTeardown.class);
 
                 peerSide.close();
 
                 assertThat(peer.state()).isEqualTo(PeerState.STOPPED);
                 assertThat(verbs.resources()).isEmpty();
-                assertThat(closed.names()).isNotEmpty();
+                // The connection first, dependents before what they depend on, then the channel...
+                assertThat(closed.names().stream().filter(n -> !n.startsWith("cm-event#")).toList())
+                        .containsExactly("cm/conn-1/qp", "cm/conn-1", "cm/conn-1/mr", "cm/conn-1/pd", "cm/conn-1/cq",
+                                "cm/conn-1/channel", "cm/events", b.device() + "@rdma_cm");
+                // ...all before the verbs teardown, which found only librdmacm's context left to forget.
+                assertThat(teardown.report().orElseThrow().closed())
+                        .extracting(ResourceRef::name).containsExactly(b.device() + "@rdma_cm");
                 assertThat(b.provider().resourceCounts(b.device()).objects()).isZero();
             });
             await().atMost(WAIT).until(() -> listener.sessions().isEmpty());
-            ((ConfigurableApplicationContext) listenerSide.getSourceApplicationContext()).close();
-            assertThat(listenerSide.getBean(Verbs.class).resources()).isEmpty();
+            Verbs listenerVerbs = listenerSide.getBean(Verbs.class);
+            listenerSide.close();
+            assertThat(listenerVerbs.resources()).isEmpty();
             assertThat(a.provider().resourceCounts(a.device()).objects()).isZero();
         });
     }
@@ -225,12 +324,9 @@ class ConnectedHostsTests {
 
     private static Status aggregate(ConfigurableApplicationContext context) {
         RdmaConnectionsHealthContributor contributor = context.getBean(RdmaConnectionsHealthContributor.class);
-        List<String> order = List.of(Status.DOWN.getCode(), Status.OUT_OF_SERVICE.getCode(), Status.UP.getCode(),
-                Status.UNKNOWN.getCode());
-        return contributor.stream().map(e -> ((HealthIndicator) e.contributor()).health(false).getStatus())
-                .filter(s -> order.contains(s.getCode())).min((x, y) -> order.indexOf(x.getCode())
-                        - order.indexOf(y.getCode()))
-                .orElse(Status.UNKNOWN);
+        return StatusAggregator.getDefault().getAggregateStatus(contributor.stream()
+                .map(e -> ((HealthIndicator) e.contributor()).health(false).getStatus()).toList()
+                .toArray(Status[]::new));
     }
 
     private static long crc(byte[] bytes) {

@@ -10,6 +10,9 @@ import io.rdmaverbs.verbs.provider.simulated.SimulatedNetwork;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -37,7 +40,9 @@ final class Hosts {
         /** Every auto-configuration, the connections' included, on this host's provider. */
         ApplicationContextRunner runner() {
             return Contexts.simulated()
-                    .withConfiguration(AutoConfigurations.of(RdmaConnectionsAutoConfiguration.class))
+                    .withConfiguration(AutoConfigurations.of(RdmaConnectionsAutoConfiguration.class,
+                            MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                            SimpleMetricsExportAutoConfiguration.class))
                     .withBean(VerbsProvider.class, () -> provider);
         }
 
@@ -54,7 +59,8 @@ final class Hosts {
                     "rdma.verbs.connections.peers.echo.connect-timeout=1s",
                     "rdma.verbs.connections.peers.echo.heartbeat-interval=200ms",
                     "rdma.verbs.connections.peers.echo.reconnect.initial-backoff=20ms",
-                    "rdma.verbs.connections.peers.echo.reconnect.max-backoff=100ms");
+                    "rdma.verbs.connections.peers.echo.reconnect.max-backoff=100ms",
+                    "rdma.verbs.connections.peers.echo.circuit-breaker.wait-duration-in-open-state=200ms");
         }
     }
 

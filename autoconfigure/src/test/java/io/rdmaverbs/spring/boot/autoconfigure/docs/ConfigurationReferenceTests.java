@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations;
 import io.rdmaverbs.spring.boot.resources.Declarations;
 
 import org.junit.jupiter.api.Test;
@@ -67,6 +68,19 @@ class ConfigurationReferenceTests {
         assertThat(keys).as("keys of a device entry").contains("completion-queues", "entries", "comp-vector",
                 "max-send-wr", "access");
         assertThat(keys).allSatisfy(key -> assertThat(reference).as("docs/configuration.md").contains("`" + key + "`"));
+    }
+
+    @Test
+    void everyKeyOfADeclaredListenerAndPeerIsDocumented() throws IOException {
+        String reference = Files.readString(REFERENCE, StandardCharsets.UTF_8);
+        Set<String> keys = new LinkedHashSet<>();
+        collectKeys(ConnectionDeclarations.Listener.class, keys);
+        collectKeys(ConnectionDeclarations.Peer.class, keys);
+        assertThat(keys).as("keys of a listener or peer entry").contains("device", "heartbeat-interval",
+                "receive-buffers", "max-attempts", "wait-duration-in-open-state");
+        // Nested keys are documented by their path in the entry: `reconnect.initial-backoff`, `connection.*`.
+        assertThat(keys).allSatisfy(key -> assertThat(reference).as("docs/configuration.md")
+                .containsAnyOf("`" + key + "`", "." + key + "`", "`" + key + "."));
     }
 
     private static String generatedMetadata() throws IOException {
