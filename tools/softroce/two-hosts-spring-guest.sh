@@ -39,16 +39,20 @@ ECHO_SIZE=4096
 # What `rdma resource show` must hold nothing of once the JVM has exited.
 KERNEL_TYPES=(pd cq qp mr cm_id ctx)
 
-# The shutdown's dependency order: the first log line after the SIGTERM matching each of these
-# extended regexes, in this order (issue 13: stop listening or connecting, disconnect, release the
-# connection's QP, id and channel, then the verbs resources under them).
-if [ "$host" = A ]; then ORDER_FIRST="listener stop|RDMA (listener 'echo' (stopp|clos)|connections stopped .*listener 'echo')"
-else ORDER_FIRST="peer stop|RDMA (peer 'echo' (stopp|clos)|connections stopped .*peer 'echo')"; fi
+# The shutdown's dependency order in the application log after the SIGTERM, each "what|extended
+# regex" looked for from the line of the one before it on: the connections' phase stops the listener
+# (disconnecting its connections) or the peer and closes the connection manager's event channel (the
+# connections' QPs and ids are released before it, rdma_destroy_event_channel(3) needs them gone),
+# then the verbs teardown releases everything under them and leaves nothing.
+if [ "$host" = A ]; then
+  STOPPED="listener stop, its connections disconnected|RDMA connections stopped .*listener 'echo' \([0-9]+ connection\(s\) disconnected\)"
+else
+  STOPPED="peer stop|RDMA connections stopped .*peer 'echo'"
+fi
 SHUTDOWN_ORDER=(
-  "$ORDER_FIRST"
-  "disconnect|[Dd]isconnect"
-  "QP/id/channel release|rdma_destroy_(qp|id|event_channel)|event channel closed"
-  "verbs resources|RDMA verbs teardown .*left 0"
+  "$STOPPED"
+  "connection manager event channel closed|event channel closed"
+  "verbs teardown, nothing left|RDMA verbs teardown .*left 0"
 )
 
 export RDMA_DEVICE=$SOFTROCE_WIRE_DEV
