@@ -479,10 +479,10 @@ class CmResourceGraphTest {
     }
 
     @Test
-    void aCascadeDisconnectGivesUpAfterTheChannelsTimeoutWhenNoDisconnectedArrives() {
+    void aCascadeDisconnectWhileAnotherThreadReadsTheChannelEndsWithinABound() {
         Connection c = connected(listening());
         clientChannel.disconnectTimeout(Duration.ofMillis(200));
-        // Another thread holds the channel for ever: the close can neither read it nor hang on it.
+        // Another thread reads the channel all along: the close competes with it for the DISCONNECTED, never hangs.
         Thread reader = Thread.ofPlatform().start(() -> {
             try {
                 while (true) {

@@ -190,7 +190,24 @@ class ConnectionsTest {
                     assertThat(e.getMessage()).contains("RDMA_CM_EVENT_REJECTED", "client/conn-");
                 });
         assertNothingOfAConnectionLeftOnTheClient();
-        assertThat(serverVerbs.resources()).extracting(VerbsResource::kind).containsOnlyOnce(ResourceKind.CM_ID);
+        // The server releases the request's id right after its rdma_reject, which the client may see first.
+        eventually(() -> assertThat(serverVerbs.resources()).as("only the listener's id is left")
+                .extracting(VerbsResource::kind).containsOnlyOnce(ResourceKind.CM_ID));
+    }
+
+    private static void eventually(Runnable assertion) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            try {
+                assertion.run();
+                return;
+            } catch (AssertionError notYet) {
+                if (System.nanoTime() > deadline) {
+                    throw notYet;
+                }
+                Thread.onSpinWait();
+            }
+        }
     }
 
     @Test
@@ -259,10 +276,7 @@ class ConnectionsTest {
             // Neither accepted nor rejected: the request stays pending.
         });
         CompletableFuture<Connection> connecting = client.connectAsync(ConnectSpec.to(listener.address()));
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (listener.pendingRequests().isEmpty() && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
+        eventually(() -> assertThat(listener.pendingRequests()).isNotEmpty());
         ConnectionRequest pending = listener.pendingRequests().getFirst();
 
         assertThatThrownBy(listener::close).isInstanceOfSatisfying(CloseRefusedException.class,
@@ -288,9 +302,7 @@ class ConnectionsTest {
         });
         CompletableFuture<Connection> slow = client.connectAsync(ConnectSpec.to(listener.address())
                 .privateData(ascii("slow")));
-        while (listener.pendingRequests().isEmpty()) {
-            Thread.onSpinWait();
-        }
+        eventually(() -> assertThat(listener.pendingRequests()).isNotEmpty());
 
         Connection fast = assertTimeoutPreemptively(WAIT,
                 () -> client.connect(ConnectSpec.to(listener.address()).privateData(ascii("fast"))));
@@ -309,9 +321,7 @@ class ConnectionsTest {
             request.accept();
         });
         CompletableFuture<Connection> connecting = client.connectAsync(ConnectSpec.to(listener.address()));
-        while (listener.pendingRequests().isEmpty()) {
-            Thread.onSpinWait();
-        }
+        eventually(() -> assertThat(listener.pendingRequests()).isNotEmpty());
 
         assertTimeoutPreemptively(Duration.ofSeconds(6), server::close);
 
@@ -324,11 +334,7 @@ class ConnectionsTest {
     void closingTheManagerClosesItsConnectionsGracefullyAndItsListeners() {
         ConnectionListener listener = accepting();
         Connection c = client.connect(ConnectSpec.to(listener.address()));
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (server.connections().isEmpty() && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        assertThat(server.connections()).hasSize(1);
+        eventually(() -> assertThat(server.connections()).hasSize(1));
 
         assertTimeoutPreemptively(WAIT, server::close);
 
@@ -353,9 +359,7 @@ class ConnectionsTest {
                 }
             }
         });
-        while (server.connections().isEmpty()) {
-            Thread.onSpinWait();
-        }
+        eventually(() -> assertThat(server.connections()).isNotEmpty());
 
         assertTimeoutPreemptively(Duration.ofSeconds(15), server::close);
         connector.join(5000);

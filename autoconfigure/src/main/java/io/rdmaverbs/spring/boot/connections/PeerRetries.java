@@ -31,7 +31,6 @@ public final class PeerRetries {
                         settings.multiplier(), settings.maxBackoff()))
                 // A stop interrupts the loop: that ends the sequence instead of starting another attempt.
                 .ignoreExceptions(InterruptedException.class)
-                .failAfterMaxAttempts(false)
                 .build());
     }
 }

@@ -34,6 +34,7 @@ import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionBuffers;
 import io.rdmaverbs.verbs.connection.ConnectionRejectedException;
+import io.rdmaverbs.verbs.connection.ConnectionState;
 import io.rdmaverbs.verbs.error.VerbsException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -86,6 +87,7 @@ public final class RdmaSession {
     private final Watcher watcher;
 
     private final Object postLock = new Object();
+    private final Object requestOrder = new Object();
     private final SendRequest send;
     private final WorkCompletions completions;
     private final BlockingQueue<Integer> freeSendSlots;
@@ -124,6 +126,10 @@ public final class RdmaSession {
             disconnectedByPeer = true;
             channel.wakeWaiters();
         });
+        // A DISCONNECTED that came before the listener was registered is not replayed to it.
+        if (connection.state() == ConnectionState.DISCONNECTED) {
+            disconnectedByPeer = true;
+        }
         completionThread.start();
     }
 
@@ -182,9 +188,12 @@ public final class RdmaSession {
      */
     public byte[] request(byte[] message, Duration timeout) throws TimeoutException, InterruptedException {
         CompletableFuture<byte[]> reply = new CompletableFuture<>();
-        awaitingReply.add(reply);
         try {
-            send(message);
+            // Replies are matched to requests by order: the queue's order must be the order on the wire.
+            synchronized (requestOrder) {
+                awaitingReply.add(reply);
+                send(message);
+            }
             return reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             throw closed(e.getCause());
@@ -278,6 +287,15 @@ public final class RdmaSession {
      * report lists the work requests the error state flushed too (ibv_poll_cq(3): WR_FLUSH_ERR).
      */
     private void poll() {
+        try {
+            pollUntilEnded();
+        } finally {
+            // Here, not in close(): a poll into freed native memory must be impossible.
+            completions.close();
+        }
+    }
+
+    private void pollUntilEnded() {
         List<String> failed = new ArrayList<>();
         long flushDeadline = 0;
         while (!ended.get()) {
@@ -435,7 +453,8 @@ public final class RdmaSession {
         channel.wakeWaiters();
         dispatch.shutdown();
         try {
-            completionThread.join(left(deadline));
+            // Woken above, it leaves within one poll; the floor keeps a zero timeout from skipping that.
+            completionThread.join(left(deadline).compareTo(EVENT_WAIT) < 0 ? EVENT_WAIT : left(deadline));
             dispatch.awaitTermination(left(deadline).toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -446,8 +465,9 @@ public final class RdmaSession {
         } catch (RuntimeException e) {
             logger.warn(owner + ": closing " + connection + " failed: " + e.getMessage());
         }
-        send.close();
-        completions.close();
+        synchronized (postLock) {
+            send.close();
+        }
     }
 
     private static Duration left(long deadline) {

@@ -105,6 +105,41 @@ class ConnectedHostsTests {
     }
 
     @Test
+    void concurrentRequestsOnOnePeerEachGetTheirOwnReply() {
+        a.echoListener().run(listenerSide -> b.echoPeer(a).run(peerSide -> {
+            RdmaPeer peer = peer(peerSide);
+            assertThat(peer.awaitConnected(WAIT)).isTrue();
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            List<Thread> threads = java.util.stream.IntStream.range(0, 8).mapToObj(t -> Thread.ofVirtual().start(() -> {
+                for (int i = 0; i < 50; i++) {
+                    byte[] message = ("thread " + t + " request " + i).getBytes();
+                    try {
+                        assertThat(peer.request(message, WAIT)).isEqualTo(message);
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }
+            })).toList();
+            for (Thread thread : threads) {
+                thread.join(WAIT);
+            }
+            assertThat(failures).isEmpty();
+        }));
+    }
+
+    @Test
+    void aPeerThatUsedUpItsAttemptsStopsAndSaysWhy() {
+        b.echoPeer(a).withPropertyValues("rdma.verbs.connections.peers.echo.reconnect.max-attempts=3").run(peerSide -> {
+            RdmaPeer peer = peer(peerSide);
+            await().atMost(WAIT).until(() -> peer.state() == PeerState.STOPPED);
+            assertThat(peer.attempts()).isEqualTo(3);
+            assertThat(peer.lastError()).contains("RDMA_CM_EVENT_REJECTED", "nothing listens on that port");
+            assertThat(health(peerSide, "peer-echo").getDetails()).containsEntry("state", "STOPPED")
+                    .containsEntry("attempts", 3);
+        });
+    }
+
+    @Test
     void aPeerWhoseListenerIsNotUpLetsTheApplicationStartDegradedAndConnectsOnceTheListenerStarts() {
         b.echoPeer(a).run(peerSide -> {
             assertThat(peerSide).hasNotFailed();
