@@ -17,7 +17,7 @@
 #
 # env (from two-hosts-spring.sh): SPRING_TWO_JAR, and the bounds in seconds SPRING_TWO_START_BOUND
 # (180: JVM start to listening/answering), SPRING_TWO_CONNECT_BOUND (60), SPRING_TWO_DOWN_BOUND (15),
-# SPRING_TWO_LINKCUT_BOUND (20), SPRING_TWO_RECONNECT_BOUND (60), SPRING_TWO_STOP_BOUND (60).
+# SPRING_TWO_LINKCUT_BOUND (30), SPRING_TWO_RECONNECT_BOUND (60), SPRING_TWO_STOP_BOUND (60).
 # shellcheck disable=SC2317  # the steps and conditions are called by name (step_*, wait_for)
 set -uo pipefail
 
@@ -31,7 +31,7 @@ base=http://127.0.0.1:8080
 START_BOUND=${SPRING_TWO_START_BOUND:-180}
 CONNECT_BOUND=${SPRING_TWO_CONNECT_BOUND:-60}
 DOWN_BOUND=${SPRING_TWO_DOWN_BOUND:-15}
-LINKCUT_BOUND=${SPRING_TWO_LINKCUT_BOUND:-20}
+LINKCUT_BOUND=${SPRING_TWO_LINKCUT_BOUND:-30}
 RECONNECT_BOUND=${SPRING_TWO_RECONNECT_BOUND:-60}
 STOP_BOUND=${SPRING_TWO_STOP_BOUND:-60}
 ECHO_COUNT=200
@@ -303,6 +303,9 @@ step_peer_killed_b() {
   pass peer-killed
 }
 
+# rxe's counters on the wire's device (sent/received packets, completer retries, retry_exceeded_err):
+# whether the cut link stopped the traffic and B's QP retried, whatever the application made of it.
+rxe_stats() { rdma statistic show link "$SOFTROCE_WIRE_DEV/1" > "$out/rxe-stats-$1.txt" 2>&1; }
 wire_link_ready() {
   local a l
   a=$(ip -6 -o addr show dev eth0 scope link 2>/dev/null)
@@ -311,12 +314,14 @@ wire_link_ready() {
 }
 step_link_cut_a() {
   local t0 rc=0
+  rxe_stats before-cut
   ip link set eth0 down || { fail link-cut "ip link set eth0 down"; return 1; }
   t0=$(now_ms)
   signal a.link.down
   say "eth0 down"
   # Down until B has noticed: a cut shorter than B's detection would prove nothing.
   wire_wait b.link.detected "$((LINKCUT_BOUND + 10))" || { fail link-cut "$WHY"; rc=1; }
+  rxe_stats end-of-cut
   ip link set eth0 up
   timing link-down $(($(now_ms) - t0))
   say "eth0 up"
@@ -331,7 +336,10 @@ step_link_cut_b() {
   mark=$(log_mark)
   wire_wait a.link.down 60 || { fail link-cut "$WHY"; return 1; }
   t0=$(now_ms)
-  wait_for "$LINKCUT_BOUND" "peer-echo not CONNECTED after A's eth0 went down" peer_not CONNECTED || { save_health linkcut; fail link-cut "$WHY ($(peer_seen))"; return 1; }
+  rxe_stats cut
+  wait_for "$LINKCUT_BOUND" "peer-echo not CONNECTED after A's eth0 went down" peer_not CONNECTED \
+    || { save_health linkcut; rxe_stats undetected; fail link-cut "$WHY ($(peer_seen))"; return 1; }
+  rxe_stats detected
   timing linkcut-detected $(($(now_ms) - t0))
   save_health linkcut
   signal b.link.detected
