@@ -16,7 +16,7 @@
 # JSON, `rdma resource show` snapshots, and `timings` (one "<name> <ms>" a line).
 #
 # env (from two-hosts-spring.sh): SPRING_TWO_JAR, and the bounds in seconds SPRING_TWO_START_BOUND
-# (180: JVM start to listening/answering), SPRING_TWO_CONNECT_BOUND (60), SPRING_TWO_DOWN_BOUND (15),
+# (300: JVM start to listening/answering), SPRING_TWO_CONNECT_BOUND (60), SPRING_TWO_DOWN_BOUND (15),
 # SPRING_TWO_LINKCUT_BOUND (30), SPRING_TWO_RECONNECT_BOUND (60), SPRING_TWO_STOP_BOUND (60).
 # shellcheck disable=SC2317  # the steps and conditions are called by name (step_*, wait_for)
 set -uo pipefail
@@ -28,7 +28,7 @@ wire=$SOFTROCE_WIRE_DIR
 jar=$SPRING_TWO_JAR
 base=http://127.0.0.1:8080
 
-START_BOUND=${SPRING_TWO_START_BOUND:-180}
+START_BOUND=${SPRING_TWO_START_BOUND:-300}
 CONNECT_BOUND=${SPRING_TWO_CONNECT_BOUND:-60}
 DOWN_BOUND=${SPRING_TWO_DOWN_BOUND:-15}
 LINKCUT_BOUND=${SPRING_TWO_LINKCUT_BOUND:-30}

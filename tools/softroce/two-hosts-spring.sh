@@ -18,7 +18,7 @@
 # Prints "PASS <step>" / "FAIL <step>: why" per step, the timings, the wall clock, and ends with
 # "two-hosts spring: N passed, N failed"; exit 0 only if every step passed on both hosts.
 # env: the guest's bounds SPRING_TWO_*_BOUND (see two-hosts-spring-guest.sh), two-hosts.sh's
-#      SOFTROCE_TWO_*_TIMEOUT (the command's: 540 s here) and run.sh's.
+#      SOFTROCE_TWO_*_TIMEOUT (the command's: 900 s here) and run.sh's.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -55,7 +55,7 @@ echo "== two-hosts spring: the sample on A (listener) and B (peer), results in $
 mkdir -p "$(dirname "$OUT")"
 set +e
 # shellcheck disable=SC2016  # the commands are expanded in the guests
-SOFTROCE_TWO_CMD_TIMEOUT=${SOFTROCE_TWO_CMD_TIMEOUT:-540} \
+SOFTROCE_TWO_CMD_TIMEOUT=${SOFTROCE_TWO_CMD_TIMEOUT:-900} \
   "$HERE/two-hosts.sh" --out "$OUT" --env SPRING_TWO_JAR="$JAR" \
     --env SPRING_TWO_START_BOUND --env SPRING_TWO_CONNECT_BOUND --env SPRING_TWO_DOWN_BOUND \
     --env SPRING_TWO_LINKCUT_BOUND --env SPRING_TWO_RECONNECT_BOUND --env SPRING_TWO_STOP_BOUND \
