@@ -306,3 +306,58 @@ int fake_post_send_watched(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv
 	watch();
 	return 0;
 }
+
+int fake_post_recv_watched(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	(void)qp; (void)bad_wr;
+	last_recv_wr.wr_id = wr->wr_id;
+	watch();
+	return 0;
+}
+
+int fake_post_srq_recv_watched(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	(void)srq; (void)bad_wr;
+	last_recv_wr.wr_id = wr->wr_id;
+	watch();
+	return 0;
+}
+
+int fake_req_notify_cq_watched(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq; (void)solicited_only;
+	watch();
+	return 0;
+}
+
+/* A batch of an extended CQ is watched at its start and end: an end after the CQ was declared freed is a
+ * batch the destroy did not wait for. */
+static int fake_start_poll_watched(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
+{
+	(void)attr;
+	cq->wr_id = 9;
+	watch();
+	return 0;
+}
+
+static int fake_next_poll_watched(struct ibv_cq_ex *cq) { (void)cq; watch(); return ENOENT; }
+static void fake_end_poll_watched(struct ibv_cq_ex *cq) { (void)cq; watch(); }
+
+void fake_watch_cq_ex(struct ibv_cq_ex *cq)
+{
+	cq->start_poll = fake_start_poll_watched;
+	cq->next_poll = fake_next_poll_watched;
+	cq->end_poll = fake_end_poll_watched;
+}
+
+/* A qp_ex session likewise, at wr_start and at wr_complete or wr_abort. */
+static void fake_wr_start_watched(struct ibv_qp_ex *qp) { (void)qp; watch(); }
+static int fake_wr_complete_watched(struct ibv_qp_ex *qp) { (void)qp; watch(); return 0; }
+static void fake_wr_abort_watched(struct ibv_qp_ex *qp) { (void)qp; watch(); }
+
+void fake_watch_qp_ex(struct ibv_qp_ex *qp)
+{
+	qp->wr_start = fake_wr_start_watched;
+	qp->wr_complete = fake_wr_complete_watched;
+	qp->wr_abort = fake_wr_abort_watched;
+}

@@ -30,8 +30,8 @@ import io.rdmaverbs.verbs.provider.CqExPoller;
  * The order the man page prescribes is enforced in Java, as C would crash or corrupt the CQ instead:
  * {@code next}, {@code end} and the reads only inside a batch, no second {@code start} inside one, no
  * {@code end} after a {@code start} that found nothing, and only the fields the CQ was created to
- * report ({@link CompletionQueueSpec#withExtendedPolling}). A batch holds the CQ open (it cannot be
- * closed until {@code end}) as the provider holds the CQ's lock: keep batches short. Not thread-safe:
+ * report ({@link CompletionQueueSpec#withExtendedPolling}). A batch holds the CQ (a close waits in
+ * the provider's destroy until {@code end}) as the provider holds the CQ's lock: keep batches short. Not thread-safe:
  * one poller per polling thread; the provider serializes pollers of one CQ.
  *
  * <p>rdma-core 44's rxe unlocks the CQ in {@code ibv_next_poll} when it returns ENOENT, and its
@@ -65,20 +65,22 @@ public final class CompletionPoller {
             throw new IllegalStateException("start() inside a batch: end() the batch first (ibv_start_poll after "
                     + "ibv_start_poll)");
         }
-        cq.enter();
+        // Not entered, as CompletionQueue#poll: the provider guards the batch from start to end itself
+        // (CompletionVerbs#destroyCq waits for it), so a batch pays one guard.
+        cq.checkOpen();
         int rc;
         try {
             rc = poller.startPoll();
-        } catch (RuntimeException e) {
-            cq.exit();
-            throw e instanceof VerbsException v ? v.about(cq.ref().toString()) : e;
+        } catch (VerbsException e) {
+            throw e.about(cq.ref().toString());
+        } catch (IllegalStateException e) {
+            throw cq.closedOr(e);
         }
         if (rc == 0) {
             inBatch = true;
             current = true;
             return true;
         }
-        cq.exit();
         if (Errno.of(rc).equals(Errno.ENOENT)) {
             return false;
         }
@@ -109,7 +111,6 @@ public final class CompletionPoller {
         } finally {
             inBatch = false;
             current = false;
-            cq.exit();
         }
     }
 

@@ -133,13 +133,14 @@ public final class CompletionQueue extends VerbsResource {
 
     /** {@code ibv_req_notify_cq}: the next (solicited) completion raises an event on the channel. */
     public void requestNotification(boolean solicitedOnly) {
-        enter();
+        // Not entered, as poll: the provider guards the call itself.
+        checkOpen();
         try {
             cqVerbs.reqNotifyCq(handle, solicitedOnly);
         } catch (VerbsException e) {
             throw e.about(ref().toString());
-        } finally {
-            exit();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
         }
     }
 

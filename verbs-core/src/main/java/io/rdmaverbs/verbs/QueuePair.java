@@ -346,14 +346,15 @@ public final class QueuePair extends VerbsResource {
      *     the rest were not
      */
     public void postSend(SendBatch batch) {
-        enter();
+        // Not entered, as postSend(SendRequest): the provider guards the post itself.
+        checkOpen();
+        batch.checkPostable(this);
         try {
-            batch.checkPostable(this);
             qpVerbs.postSend(handle, batch.chain());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
-        } finally {
-            exit();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
         }
     }
 
@@ -362,14 +363,14 @@ public final class QueuePair extends VerbsResource {
         if (srq != null) {
             throw new IllegalStateException(ref() + " receives through " + srq.ref() + ": post receives there");
         }
-        enter();
+        checkOpen();
+        batch.checkPostable(context);
         try {
-            batch.checkPostable(context);
             qpVerbs.postRecv(handle, batch.chain());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
-        } finally {
-            exit();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
         }
     }
 

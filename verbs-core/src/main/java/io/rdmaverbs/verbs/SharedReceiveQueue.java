@@ -103,27 +103,28 @@ public final class SharedReceiveQueue extends VerbsResource {
      * @throws io.rdmaverbs.verbs.error.PostFailedException naming the first request not posted ({@code bad_wr})
      */
     public void postReceive(ReceiveBatch batch) {
-        enter();
+        // Not entered, as QueuePair#postReceive: the provider guards the post (SharedReceiveQueueVerbs#destroySrq).
+        checkOpen();
+        batch.checkPostable(context());
         try {
-            batch.checkPostable(context());
             srqVerbs.postSrqRecv(handle, batch.chain());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
-        } finally {
-            exit();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
         }
     }
 
     /** {@code ibv_post_srq_recv}. */
     public void postReceive(ReceiveRequest request) {
-        enter();
+        checkOpen();
+        request.checkPostable(context());
         try {
-            request.checkPostable(context());
             srqVerbs.postSrqRecv(handle, request.wr());
         } catch (VerbsException e) {
             throw e.about(ref().toString());
-        } finally {
-            exit();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
         }
     }
 

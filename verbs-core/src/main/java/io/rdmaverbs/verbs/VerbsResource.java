@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Lifetime is guarded in Java: every operation enters the resource (a counted, lock-free
  * acquisition that fails once a close has begun), and a close first stops new entries, waits for
  * those in flight, and only then calls the release verb. So a closed handle never reaches native code,
- * from any thread. The data path (poll, post) is the exception: it only checks the resource open, and
+ * from any thread. The data path is the exception (poll and notify, post of one request or a batch to
+ * a QP or SRQ, an extended CQ's batch, a {@code ibv_qp_ex} session): it only checks the resource open, and
  * the provider guards the call itself, once (the FFM provider: a guard per buffer or request and CQ or
  * QP, biased to the thread that uses it, in place of the linker's acquire of the memory's arena), and
  * its release verb waits for the calls in flight first. A release that fails natively leaves the

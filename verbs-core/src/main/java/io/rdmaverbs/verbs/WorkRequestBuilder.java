@@ -33,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  * a UD request without its address or an XRC one without its SRQ number before the next operation,
  * an atomic on a misaligned remote address or into fewer than 8 bytes, inline data beyond
  * {@code max_inline_data}, and regions closed before {@code complete} (which then aborts). A session
- * holds the QP open until it ends, as the provider holds its send queue: keep sessions short. Not
+ * holds the QP until it ends (a close waits in the provider's destroy), as the provider holds its send
+ * queue: keep sessions short. Not
  * thread-safe: one builder per posting thread.
  */
 public final class WorkRequestBuilder {
@@ -67,12 +68,13 @@ public final class WorkRequestBuilder {
         if (started) {
             throw new IllegalStateException("start() inside a session: complete() or abort() it first");
         }
-        qp.enter();
+        // Not entered, as QueuePair#postSend: the provider guards the session from start to its end itself
+        // (QueuePairVerbs#destroyQp waits for it), so a session pays one guard.
+        qp.checkOpen();
         try {
             ops.wrStart();
-        } catch (RuntimeException e) {
-            qp.exit();
-            throw e;
+        } catch (IllegalStateException e) {
+            throw qp.closedOr(e);
         }
         started = true;
         current = null;
@@ -284,7 +286,6 @@ public final class WorkRequestBuilder {
         current = null;
         Arrays.fill(used, 0, usedCount, null);
         usedCount = 0;
-        qp.exit();
     }
 
     private void begin(SendOpcode op) {

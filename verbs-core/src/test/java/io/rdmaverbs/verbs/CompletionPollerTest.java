@@ -103,13 +103,15 @@ class CompletionPollerTest {
     }
 
     @Test
-    void anOpenBatchHoldsTheCqOpen() {
-        threeWrites();
+    void aStartOnAClosedCqIsRefusedWithItsResourceClosedException() {
+        QueuePair qp = threeWrites();
         CompletionPoller poller = cq.newPoller();
-        assertThat(poller.start()).isTrue();
-        assertThat(cq.lifetime.inFlight()).as("the batch is one operation in flight on the CQ").isEqualTo(1);
-        poller.end();
-        assertThat(cq.lifetime.inFlight()).isZero();
+        qp.close();
+        cq.close();
+
+        assertThatThrownBy(poller::start).isInstanceOf(ResourceClosedException.class)
+                .hasMessageContaining(cq.ref().toString());
+        assertThat(poller.inBatch()).isFalse();
     }
 
     @Test

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.AtomicCapability;
@@ -79,13 +81,20 @@ class WorkRequestBuilderTest {
     }
 
     @Test
-    void aSessionHoldsTheQpOpenUntilItEnds() {
+    void aCloseOfTheQpWaitsForAnOpenSessionToEndAndLaterSessionsAreRefused() throws Exception {
         QueuePair qp = loopback(16, SendOpcode.SEND);
         WorkRequestBuilder wr = qp.newWorkRequestBuilder(1);
         wr.start();
-        assertThat(qp.lifetime.inFlight()).isEqualTo(1);
+        CompletableFuture<Void> close = CompletableFuture.runAsync(qp::close);
+        Thread.sleep(200);
+        assertThat(close).as("the provider's destroy waits for the session").isNotDone();
+
         wr.abort();
-        assertThat(qp.lifetime.inFlight()).isZero();
+
+        close.get(10, TimeUnit.SECONDS);
+        assertThat(qp.isOpen()).isFalse();
+        assertThatThrownBy(wr::start).isInstanceOf(ResourceClosedException.class);
+        assertThat(wr.started()).isFalse();
     }
 
     @Test

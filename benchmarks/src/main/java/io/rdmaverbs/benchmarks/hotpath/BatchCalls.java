@@ -49,6 +49,13 @@ public class BatchCalls {
         d.qp.postReceive(d.receiveChain);
     }
 
+    /** The provider SPI alone, receives: what the API's receive chain adds is the difference. */
+    @Benchmark
+    @OperationsPerInvocation(CHAIN)
+    public void providerRecvChain(FakeDevice d) {
+        d.qpVerbs.postRecv(d.rawQp, d.rawRecvChain);
+    }
+
     @Benchmark
     @OperationsPerInvocation(CHAIN * C_CHAINS)
     public long cSendChain(FakeDevice d) {

@@ -80,6 +80,7 @@ public class FakeDevice {
     SendWr rawSend;
     RecvWr rawReceive;
     WorkRequestChain<SendWr> rawSendChain;
+    WorkRequestChain<RecvWr> rawRecvChain;
     WorkCompletions rawOne;
     WorkCompletions rawSixteen;
 
@@ -138,6 +139,14 @@ public class FakeDevice {
             wr.sgeCount(1);
         }
         rawSendChain.length(BatchCalls.CHAIN);
+        rawRecvChain = provider.queuePairVerbs().newRecvChain(BatchCalls.CHAIN, 1);
+        for (int i = 0; i < BatchCalls.CHAIN; i++) {
+            RecvWr wr = rawRecvChain.request(i);
+            wr.wrId(i);
+            wr.sge(0, mr.address(), MESSAGE, mr.lkey());
+            wr.sgeCount(1);
+        }
+        rawRecvChain.length(BatchCalls.CHAIN);
         rawOne = provider.completionVerbs().newWorkCompletions(1);
         rawSixteen = provider.completionVerbs().newWorkCompletions(16);
     }
@@ -155,6 +164,7 @@ public class FakeDevice {
         rawSend.close();
         rawReceive.close();
         rawSendChain.close();
+        rawRecvChain.close();
         provider.queuePairVerbs().destroyQp(rawQp);
         provider.completionVerbs().destroyCq(rawCq);
         provider.domainVerbs().deallocPd(rawPd);

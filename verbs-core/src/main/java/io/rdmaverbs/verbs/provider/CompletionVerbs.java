@@ -39,9 +39,10 @@ public interface CompletionVerbs {
     /**
      * {@code ibv_destroy_cq}; EBUSY while QPs or SRQs use it. Blocks forever while events returned by
      * {@link #getCqEvent} are not acknowledged: callers must never call it then. May run while
-     * {@link #pollCq} runs on the same CQ in other threads (the graph does not shut polls out): the
-     * provider lets those polls finish before the CQ is freed and refuses later ones with
-     * {@link IllegalStateException}; a destroy that fails leaves the CQ pollable.
+     * {@link #pollCq} or {@link #reqNotifyCq} runs on the same CQ in other threads, or a
+     * {@link CqExPoller} batch is open on it (the graph does not shut these out): the provider lets those
+     * calls, and the batch up to its {@code endPoll}, finish before the CQ is freed and refuses later ones
+     * with {@link IllegalStateException}; a destroy that fails leaves the CQ pollable.
      */
     void destroyCq(CqHandle cq);
 

@@ -25,9 +25,10 @@ public interface QueuePairVerbs {
 
     /**
      * {@code ibv_destroy_qp}; EBUSY while attached to a multicast group. May run while {@link #postSend}
-     * or {@link #postRecv} run on the same QP in other threads, as {@link CompletionVerbs#destroyCq} may
-     * with polls: those posts finish before the QP is freed, later ones fail with
-     * {@link IllegalStateException}.
+     * or {@link #postRecv} (of one request or a chain) run on the same QP in other threads, or a
+     * {@link QpExOps} session is open on it, as {@link CompletionVerbs#destroyCq} may with polls: those
+     * posts, and the session up to its {@code wrComplete} or {@code wrAbort}, finish before the QP is
+     * freed; later ones fail with {@link IllegalStateException}.
      */
     void destroyQp(QpHandle qp);
 

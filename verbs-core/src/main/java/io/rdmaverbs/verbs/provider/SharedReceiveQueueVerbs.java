@@ -10,7 +10,11 @@ public interface SharedReceiveQueueVerbs {
     /** {@code ibv_create_srq_ex} (inline through {@code verbs_context}; basic SRQs use {@code ibv_create_srq}). */
     SrqHandle createSrq(ContextHandle context, SrqInitSpec spec);
 
-    /** {@code ibv_destroy_srq}; EBUSY while QPs use it. */
+    /**
+     * {@code ibv_destroy_srq}; EBUSY while QPs use it. May run while {@link #postSrqRecv} runs on the same
+     * SRQ in other threads, as {@link QueuePairVerbs#destroyQp} may with posts: those finish before the SRQ
+     * is freed, later ones fail with {@link IllegalStateException}.
+     */
     void destroySrq(SrqHandle srq);
 
     /** {@code ibv_post_srq_recv} (inline: {@code srq->context->ops.post_srq_recv}). */

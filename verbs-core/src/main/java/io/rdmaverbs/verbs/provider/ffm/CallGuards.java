@@ -66,6 +66,54 @@ final class CallGuards {
         }
     }
 
+    /**
+     * The guard of the calls on one CQ or QP that have no buffer or request of their own to keep one:
+     * arming the CQ ({@code ibv_req_notify_cq}), an extended CQ's batch ({@code ibv_start_poll} to
+     * {@code ibv_end_poll}), a {@code ibv_qp_ex} session ({@code ibv_wr_start} to {@code ibv_wr_complete}).
+     * Opened by the first such call, so biased to the thread that makes them (the completion thread, the
+     * poster); any other thread takes its shared path. One per kind of call: the owner's entry does not
+     * nest, and a batch may be open while its thread arms the same CQ.
+     */
+    static final class Sole {
+
+        private final NativeHandle target;
+        private final CallGuards guards;
+        private volatile @Nullable CallGuard guard;
+
+        Sole(NativeHandle target, CallGuards guards) {
+            this.target = target;
+            this.guards = guards;
+        }
+
+        /** Enters for one call (or one batch or session), or refuses as a destroyed handle is refused. */
+        void enter() {
+            CallGuard g = guard;
+            if (g == null) {
+                g = open();
+            }
+            if (!g.enter()) {
+                throw refusal(target);
+            }
+        }
+
+        /** Leaves the call (or the batch or session) an {@link #enter} began, on the thread that entered. */
+        void exit() {
+            CallGuard g = guard;
+            if (g != null) {
+                g.exit();
+            }
+        }
+
+        private synchronized CallGuard open() {
+            CallGuard g = guard;
+            if (g == null) {
+                g = guards.open(target);
+                guard = g;
+            }
+            return g;
+        }
+    }
+
     /** Why a call or a new guard on {@code target} is refused while it is being or has been destroyed. */
     static IllegalStateException refusal(NativeHandle target) {
         return new IllegalStateException(target.describe()

@@ -184,10 +184,17 @@ final class NativeCompletionVerbs implements CompletionVerbs {
 
     @Override
     public void reqNotifyCq(CqHandle cq, boolean solicitedOnly) {
-        NativeCq q = provider.live(cq, NativeCq.class);
+        NativeCq q = provider.identify(cq, NativeCq.class);
         requireOp("ibv_req_notify_cq", q, q.reqNotifyCq());
         MemorySegment state = CallState.current();
-        int rc = InlineVerbs.ibv_req_notify_cq(q.reqNotifyCq(), state, q.pointer(), solicitedOnly ? 1 : 0);
+        // Guarded as a poll is, so that destroyCq waits for it; the CQ's pointer is a global segment already.
+        q.arming().enter();
+        int rc;
+        try {
+            rc = InlineVerbs.ibv_req_notify_cq(q.reqNotifyCq(), state, q.pointer(), solicitedOnly ? 1 : 0);
+        } finally {
+            q.arming().exit();
+        }
         if (rc != 0) {
             throw failure("ibv_req_notify_cq", q, returned(rc, state), "could not arm the CQ for an event");
         }

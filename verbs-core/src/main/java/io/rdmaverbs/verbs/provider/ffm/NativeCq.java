@@ -21,6 +21,8 @@ final class NativeCq extends NativeHandle implements CqHandle {
     private @Nullable NativeCqExPoller exPoller;
     /** What polls hold while in flight; {@code destroyCq} quiesces them first. */
     private final CallGuards calls = new CallGuards();
+    /** What {@code ibv_req_notify_cq} holds while in flight: one of {@link #calls}. */
+    private final CallGuards.Sole arming = new CallGuards.Sole(this, calls);
 
     NativeCq(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, int capacity,
             @Nullable NativeCompChannel channel, MemorySegment pollCq, MemorySegment reqNotifyCq) {
@@ -64,5 +66,9 @@ final class NativeCq extends NativeHandle implements CqHandle {
 
     CallGuards calls() {
         return calls;
+    }
+
+    CallGuards.Sole arming() {
+        return arming;
     }
 }

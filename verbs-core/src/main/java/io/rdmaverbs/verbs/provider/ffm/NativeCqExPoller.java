@@ -23,6 +23,10 @@ import io.rdmaverbs.verbs.provider.CqExPoller;
  * {@code cq->start_poll(cq, attr)}. They take the provider's CQ lock and never block, so the downcalls
  * are critical. A read whose pointer the provider left NULL (a field not requested) is refused here
  * instead of jumping to address 0.
+ *
+ * <p>A batch is one guarded call, from {@code start_poll} to {@code end_poll} (the provider holds the
+ * CQ's lock that long, and every read in between reads the CQ): {@code destroyCq} waits for an open batch
+ * to end, and a start after the destroy began is refused.
  */
 final class NativeCqExPoller implements CqExPoller {
 
@@ -55,6 +59,7 @@ final class NativeCqExPoller implements CqExPoller {
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private final NativeCq cq;
+    private final CallGuards.Sole batch;
     private final MemorySegment struct;
     /** {@code struct ibv_poll_cq_attr}: a zero {@code comp_mask}, the only value defined. */
     private final MemorySegment pollAttr;
@@ -76,6 +81,7 @@ final class NativeCqExPoller implements CqExPoller {
 
     NativeCqExPoller(NativeCq cq, MemorySegment cqEx) {
         this.cq = cq;
+        this.batch = new CallGuards.Sole(cq, cq.calls());
         this.struct = cqEx.reinterpret(IbvCqEx.LAYOUT.byteSize());
         this.pollAttr = Arena.ofAuto().allocate(JAVA_INT);
         this.startPoll = IbvCqEx.START_POLL.get(struct);
@@ -101,14 +107,18 @@ final class NativeCqExPoller implements CqExPoller {
 
     @Override
     public int startPoll() {
-        if (cq.isDestroyed()) {
-            throw new IllegalStateException(cq.describe() + " was already destroyed");
-        }
+        batch.enter();
+        int rc;
         try {
-            return (int) start_poll.HANDLE.invokeExact(startPoll, cq.pointer(), pollAttr);
+            rc = (int) start_poll.HANDLE.invokeExact(startPoll, cq.pointer(), pollAttr);
         } catch (Throwable t) {
+            batch.exit();
             throw Downcalls.unchecked(t);
         }
+        if (rc != 0) {
+            batch.exit();   // no batch began: ibv_start_poll(3) wants no end_poll after ENOENT or an error
+        }
+        return rc;
     }
 
     @Override
@@ -122,6 +132,8 @@ final class NativeCqExPoller implements CqExPoller {
             end_poll.HANDLE.invokeExact(endPoll, cq.pointer());
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
+        } finally {
+            batch.exit();
         }
     }
 

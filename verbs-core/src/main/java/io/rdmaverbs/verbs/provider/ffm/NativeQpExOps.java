@@ -21,6 +21,10 @@ import io.rdmaverbs.verbs.provider.QpExOps;
  * {@code qp->wr_send(qp)}. They write the send queue under the provider's lock and never block
  * ({@code ibv_wr_complete} rings the doorbell, a short system call on rxe, as {@code ibv_post_send}
  * does), so the downcalls are critical. A builder the provider left NULL is refused instead of called.
+ *
+ * <p>A session is one guarded call, from {@code wr_start} to {@code wr_complete} or {@code wr_abort} (every
+ * builder in between writes the QP's send queue): {@code destroyQp} waits for an open session to end,
+ * and a start after the destroy began is refused.
  */
 final class NativeQpExOps implements QpExOps {
 
@@ -84,6 +88,7 @@ final class NativeQpExOps implements QpExOps {
 
     private final NativeVerbsProvider provider;
     private final NativeQp qp;
+    private final CallGuards.Sole session;
     private final MemorySegment qpEx;
     /** The {@code ibv_sge[]} {@code wr_set_sge_list} reads: written only inside a session, which the provider serializes. */
     private final MemorySegment sgeList;
@@ -107,6 +112,7 @@ final class NativeQpExOps implements QpExOps {
     NativeQpExOps(NativeVerbsProvider provider, NativeQp qp, MemorySegment qpEx, int maxSge) {
         this.provider = provider;
         this.qp = qp;
+        this.session = new CallGuards.Sole(qp, qp.calls());
         this.qpEx = qpEx.reinterpret(IbvQpEx.LAYOUT.byteSize());
         this.maxSge = Math.max(1, maxSge);
         this.sgeList = Arena.ofAuto().allocate(IbvSge.SIZE * this.maxSge, 8);
@@ -134,10 +140,13 @@ final class NativeQpExOps implements QpExOps {
 
     @Override
     public void wrStart() {
-        if (qp.isDestroyed()) {
-            throw new IllegalStateException(qp.describe() + " was already destroyed");
+        session.enter();
+        try {
+            call(wrStart, "wr_start");
+        } catch (RuntimeException e) {
+            session.exit();
+            throw e;
         }
-        call(wrStart, "wr_start");
     }
 
     @Override
@@ -146,12 +155,18 @@ final class NativeQpExOps implements QpExOps {
             return (int) wr_complete.HANDLE.invokeExact(wrComplete, qpEx);
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
+        } finally {
+            session.exit();
         }
     }
 
     @Override
     public void wrAbort() {
-        call(wrAbort, "wr_abort");
+        try {
+            call(wrAbort, "wr_abort");
+        } finally {
+            session.exit();
+        }
     }
 
     @Override

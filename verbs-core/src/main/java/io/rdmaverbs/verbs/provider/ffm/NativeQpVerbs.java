@@ -257,7 +257,7 @@ final class NativeQpVerbs implements QueuePairVerbs {
         NativeSendWr wr = own(request);
         requireLiveAddressHandle(wr);
         // Binding refuses a closed request and a QP destroyed or being destroyed; after that, the guard does.
-        NativeWorkRequest.Bound b = wr.boundTo(q);
+        NativeWorkRequest.Bound b = wr.boundTo(q, q.calls());
         requireOp("ibv_post_send", q, q.postSend());
         CallGuard guard = b.guard();
         if (!guard.enter()) {
@@ -277,17 +277,27 @@ final class NativeQpVerbs implements QueuePairVerbs {
 
     @Override
     public void postSend(QpHandle qp, WorkRequestChain<SendWr> chain) {
-        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeQp q = provider.identify(qp, NativeQp.class);
         NativeWrChain<SendWr> c = ownChain(chain, NativeSendWr.class);
         // Only UD sends carry an address handle; the other transports' chains skip the walk.
         for (int i = 0, n = q.type() == QpType.UD ? c.length() : 0; i < n; i++) {
             requireLiveAddressHandle((NativeSendWr) c.slot(i));
         }
+        // As a single post: the binding refuses a closed chain and a QP being destroyed, then the guard does.
+        NativeWorkRequest.Bound b = c.boundTo(q, q.calls());
         requireOp("ibv_post_send", q, q.postSend());
-        MemorySegment state = c.callState();
-        int rc = InlineVerbs.ibv_post_send(q.postSend(), state, q.pointer(), c.first(), c.badWr());
+        CallGuard guard = b.guard();
+        if (!guard.enter()) {
+            throw c.refusal(guard);
+        }
+        int rc;
+        try {
+            rc = InlineVerbs.ibv_post_send(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+        } finally {
+            guard.exit();
+        }
         if (rc != 0) {
-            int errno = returned(rc, state);
+            int errno = returned(rc, c.callState());
             throw chainFailure("ibv_post_send", q, errno, sendHint(q, errno), c);
         }
     }
@@ -313,7 +323,7 @@ final class NativeQpVerbs implements QueuePairVerbs {
     public void postRecv(QpHandle qp, RecvWr request) {
         NativeQp q = provider.identify(qp, NativeQp.class);
         NativeRecvWr wr = own(request);
-        NativeWorkRequest.Bound b = wr.boundTo(q);
+        NativeWorkRequest.Bound b = wr.boundTo(q, q.calls());
         requireOp("ibv_post_recv", q, q.postRecv());
         CallGuard guard = b.guard();
         if (!guard.enter()) {
@@ -333,13 +343,22 @@ final class NativeQpVerbs implements QueuePairVerbs {
 
     @Override
     public void postRecv(QpHandle qp, WorkRequestChain<RecvWr> chain) {
-        NativeQp q = provider.live(qp, NativeQp.class);
+        NativeQp q = provider.identify(qp, NativeQp.class);
         NativeWrChain<RecvWr> c = ownChain(chain, NativeRecvWr.class);
+        NativeWorkRequest.Bound b = c.boundTo(q, q.calls());
         requireOp("ibv_post_recv", q, q.postRecv());
-        MemorySegment state = c.callState();
-        int rc = InlineVerbs.ibv_post_recv(q.postRecv(), state, q.pointer(), c.first(), c.badWr());
+        CallGuard guard = b.guard();
+        if (!guard.enter()) {
+            throw c.refusal(guard);
+        }
+        int rc;
+        try {
+            rc = InlineVerbs.ibv_post_recv(q.postRecv(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+        } finally {
+            guard.exit();
+        }
         if (rc != 0) {
-            int errno = returned(rc, state);
+            int errno = returned(rc, c.callState());
             throw chainFailure("ibv_post_recv", q, errno, recvHint(q, errno), c);
         }
     }

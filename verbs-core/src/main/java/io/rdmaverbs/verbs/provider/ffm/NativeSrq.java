@@ -10,6 +10,8 @@ final class NativeSrq extends NativeHandle implements SrqHandle {
     private final NativeContext context;
     private final int srqNum;
     private final MemorySegment postSrqRecv;
+    /** What posts hold while in flight; {@code destroySrq} quiesces them first. */
+    private final CallGuards calls = new CallGuards();
 
     NativeSrq(NativeVerbsProvider provider, MemorySegment pointer, NativeContext context, int srqNum,
             MemorySegment postSrqRecv) {
@@ -30,5 +32,9 @@ final class NativeSrq extends NativeHandle implements SrqHandle {
 
     MemorySegment postSrqRecv() {
         return postSrqRecv;
+    }
+
+    CallGuards calls() {
+        return calls;
     }
 }

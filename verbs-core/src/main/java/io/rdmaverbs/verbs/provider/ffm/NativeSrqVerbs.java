@@ -99,35 +99,61 @@ final class NativeSrqVerbs implements SharedReceiveQueueVerbs {
     @Override
     public void destroySrq(SrqHandle srq) {
         NativeSrq s = provider.live(srq, NativeSrq.class);
+        // No post is in flight from here on, from any thread: ibv_destroy_srq(3) frees what post_srq_recv writes.
+        s.calls().quiesce();
         MemorySegment state = CallState.current();
-        released("ibv_destroy_srq", s, Libibverbs.ibv_destroy_srq(state, s.pointer()), state,
-                "QPs still receive through it: destroy them first",
-                "could not destroy the SRQ");
+        try {
+            released("ibv_destroy_srq", s, Libibverbs.ibv_destroy_srq(state, s.pointer()), state,
+                    "QPs still receive through it: destroy them first",
+                    "could not destroy the SRQ");
+        } catch (RuntimeException e) {
+            s.calls().resume();
+            throw e;
+        }
         srqs.remove(s.pointer().address(), s);
     }
 
     @Override
     public void postSrqRecv(SrqHandle srq, RecvWr request) {
-        NativeSrq s = provider.live(srq, NativeSrq.class);
+        NativeSrq s = provider.identify(srq, NativeSrq.class);
         NativeRecvWr wr = own(request);
+        // As a post to a QP: the binding refuses a closed request and an SRQ being destroyed, then the guard does.
+        NativeWorkRequest.Bound b = wr.boundTo(s, s.calls());
         requireOp("ibv_post_srq_recv", s, s.postSrqRecv());
-        MemorySegment state = wr.callState();
-        int rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), state, s.pointer(), wr.wr(), wr.badWr());
+        CallGuard guard = b.guard();
+        if (!guard.enter()) {
+            throw wr.refusal(guard);
+        }
+        int rc;
+        try {
+            rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+        } finally {
+            guard.exit();
+        }
         if (rc != 0) {
-            int errno = returned(rc, state);
+            int errno = returned(rc, wr.callState());
             throw failure("ibv_post_srq_recv", s, errno, postHint(errno, "max_wr of the SRQ", "max_sge of the SRQ"));
         }
     }
 
     @Override
     public void postSrqRecv(SrqHandle srq, WorkRequestChain<RecvWr> chain) {
-        NativeSrq s = provider.live(srq, NativeSrq.class);
+        NativeSrq s = provider.identify(srq, NativeSrq.class);
         NativeWrChain<RecvWr> c = ownChain(chain, NativeRecvWr.class);
+        NativeWorkRequest.Bound b = c.boundTo(s, s.calls());
         requireOp("ibv_post_srq_recv", s, s.postSrqRecv());
-        MemorySegment state = c.callState();
-        int rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), state, s.pointer(), c.first(), c.badWr());
+        CallGuard guard = b.guard();
+        if (!guard.enter()) {
+            throw c.refusal(guard);
+        }
+        int rc;
+        try {
+            rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+        } finally {
+            guard.exit();
+        }
         if (rc != 0) {
-            int errno = returned(rc, state);
+            int errno = returned(rc, c.callState());
             throw chainFailure("ibv_post_srq_recv", s, errno, postHint(errno, "max_wr of the SRQ",
                     "max_sge of the SRQ"), c);
         }

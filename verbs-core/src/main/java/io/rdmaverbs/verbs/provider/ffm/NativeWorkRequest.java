@@ -18,8 +18,9 @@ import org.jspecify.annotations.Nullable;
  * begin with {@code wr_id}, {@code next}, {@code sg_list}, {@code num_sge} at the same offsets (the ABI
  * test checks both), which is what this class handles.
  *
- * <p>A post to a QP passes the QP and all of this as bare addresses, under the {@link CallGuard} of this
- * request on that QP (made at its first post to that QP), which guards the QP and this memory alike.
+ * <p>A post to a QP or SRQ passes the queue and all of this as bare addresses, under the {@link CallGuard}
+ * of this request on that queue (made at its first post to it), which guards the queue and this memory
+ * alike.
  * Closing the request retires its guards first.
  */
 abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSendWr, NativeRecvWr {
@@ -35,9 +36,19 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
     private final MemorySegment callState;
     private final CallBindings<Bound> bindings = new CallBindings<>();
 
-    /** What a post to one QP passes, under {@code guard}: the QP and this request by bare address. */
+    /**
+     * What a post to one QP or SRQ passes, under {@code guard}: the queue, the request (or a chain's head)
+     * and its out-slots by bare address.
+     */
     record Bound(CallGuard guard, MemorySegment qpPointer, MemorySegment wr, MemorySegment badWr,
             MemorySegment callState) implements CallBindings.Binding {
+
+        /** A new guard on {@code queue} and the bare addresses of what a post to it passes. */
+        static Bound open(NativeHandle queue, CallGuards calls, MemorySegment wr, MemorySegment badWr,
+                MemorySegment callState) {
+            return new Bound(calls.open(queue), queue.pointer(), CallGuard.bare(wr), CallGuard.bare(badWr),
+                    CallGuard.bare(callState));
+        }
     }
 
     NativeWorkRequest(StructLayout layout, int maxSge) {
@@ -118,20 +129,22 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
                 : CallGuards.refusal(guard.target());
     }
 
-    /** What a post to {@code qp} passes, and its guard: made at the first post to {@code qp}. */
-    final Bound boundTo(NativeQp qp) {
-        Bound b = bindings.find(qp);
-        return b != null ? b : bind(qp);
+    /**
+     * What a post to {@code queue} (a QP, or an SRQ) passes, and its guard, one of {@code calls}: made at
+     * the first post to {@code queue}.
+     */
+    final Bound boundTo(NativeHandle queue, CallGuards calls) {
+        Bound b = bindings.find(queue);
+        return b != null ? b : bind(queue, calls);
     }
 
-    private synchronized Bound bind(NativeQp qp) {
+    private synchronized Bound bind(NativeHandle queue, CallGuards calls) {
         if (isClosed()) {
             throw new IllegalStateException(this + " was already closed");
         }
-        Bound b = bindings.find(qp);
+        Bound b = bindings.find(queue);
         if (b == null) {
-            b = new Bound(qp.calls().open(qp), qp.pointer(), CallGuard.bare(wr), CallGuard.bare(badWr),
-                    CallGuard.bare(callState));
+            b = Bound.open(queue, calls, wr, badWr, callState);
             bindings.add(b);
         }
         return b;

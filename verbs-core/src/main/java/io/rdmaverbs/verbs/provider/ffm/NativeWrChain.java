@@ -17,6 +17,10 @@ import io.rdmaverbs.verbs.provider.WorkRequestChain;
  * {@link #length(int)} only moves the NULL that ends the chain, so changing the length is two stores
  * and posting passes slot 0 as it is. The failing request's index is where {@code bad_wr} points,
  * divided by the slot size.
+ *
+ * <p>Posted as a single request is ({@link NativeWorkRequest}): the queue, the head and the out-slots as
+ * bare addresses, under the chain's {@link CallGuard} on that queue, made at its first post there; closing
+ * the chain retires its guards before its memory goes.
  */
 final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> {
 
@@ -33,6 +37,7 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
     private final MemorySegment badWr;
     private final MemorySegment callState;
     private final NativeWorkRequest[] slots;
+    private final CallBindings<NativeWorkRequest.Bound> bindings = new CallBindings<>();
     private int length;
 
     NativeWrChain(StructLayout layout, int capacity, int maxSge, Slots factory) {
@@ -90,13 +95,28 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
         return slots[index];
     }
 
-    /** The head of the chain, what the post passes. */
-    MemorySegment first() {
-        return slots[0].wr();
+    /** What a post of the chain to {@code queue} passes (the head, slot 0), and its guard, one of {@code calls}. */
+    NativeWorkRequest.Bound boundTo(NativeHandle queue, CallGuards calls) {
+        NativeWorkRequest.Bound b = bindings.find(queue);
+        return b != null ? b : bind(queue, calls);
     }
 
-    MemorySegment badWr() {
-        return badWr;
+    private synchronized NativeWorkRequest.Bound bind(NativeHandle queue, CallGuards calls) {
+        if (isClosed()) {
+            throw new IllegalStateException(this + " was already closed");
+        }
+        NativeWorkRequest.Bound b = bindings.find(queue);
+        if (b == null) {
+            b = NativeWorkRequest.Bound.open(queue, calls, slots[0].wr(), badWr, callState);
+            bindings.add(b);
+        }
+        return b;
+    }
+
+    /** Why a post under {@code guard} was refused: this chain closed, or the queue's destroy began. */
+    IllegalStateException refusal(CallGuard guard) {
+        return guard.isRetired() ? new IllegalStateException(this + " was already closed")
+                : CallGuards.refusal(guard.target());
     }
 
     MemorySegment callState() {
@@ -123,6 +143,7 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
     @Override
     public synchronized void close() {
         if (arena.scope().isAlive()) {
+            bindings.retireAll();
             arena.close();
         }
     }

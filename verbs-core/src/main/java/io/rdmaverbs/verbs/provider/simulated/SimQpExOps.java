@@ -61,6 +61,15 @@ final class SimQpExOps implements QpExOps {
         this.sendOpsFlags = sendOpsFlags;
     }
 
+    /**
+     * Returns once no session is open, as the native provider's destroy waits for one (a session writes
+     * the send queue {@code ibv_destroy_qp(3)} frees); one started after is refused or fails with EIO.
+     */
+    void awaitNoSession() {
+        sendQueue.lock();
+        sendQueue.unlock();
+    }
+
     @Override
     public void wrStart() {
         sendQueue.lock();

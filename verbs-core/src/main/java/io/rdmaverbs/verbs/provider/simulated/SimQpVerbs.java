@@ -203,6 +203,10 @@ final class SimQpVerbs implements QueuePairVerbs {
     public void destroyQp(QpHandle qp) {
         SimQp h = uverbs.own(qp, SimQp.class);
         uverbs.call("ibv_destroy_qp", h);
+        SimQpExOps session = h.exOps;
+        if (session != null) {
+            session.awaitNoSession();
+        }
         SimDevice d = h.device;
         uverbs.onFabric(() -> {
             h.requireUsable();

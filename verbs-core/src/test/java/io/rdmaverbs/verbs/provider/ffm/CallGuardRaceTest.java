@@ -1,11 +1,14 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.nio.file.Path;
@@ -20,8 +23,13 @@ import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
+import io.rdmaverbs.verbs.provider.CqExPoller;
+import io.rdmaverbs.verbs.provider.QpExOps;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
+import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
+import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
+import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,6 +44,9 @@ import org.junit.jupiter.api.Test;
  * {@code ibv_destroy_cq}/{@code ibv_destroy_qp}, which on this fake object would free nothing) or closes
  * a buffer or request, and then declares the object freed to the ops. An op that is inside while the
  * object is declared freed is a call that passed the guard too late, or that the guard did not wait for.
+ * The same for every data-path call the provider guards: chain posts, SRQ posts, {@code req_notify_cq},
+ * and an extended CQ's batch and a {@code ibv_qp_ex} session, whose ops are watched at start and end (an
+ * end inside a freed object is a batch or session the destroy did not wait for).
  */
 class CallGuardRaceTest {
 
@@ -45,6 +56,7 @@ class CallGuardRaceTest {
     private final NativeVerbsProvider provider = NativeVerbsProvider.load();
     private final CompletionVerbs cqVerbs = provider.completionVerbs();
     private final QueuePairVerbs qpVerbs = provider.queuePairVerbs();
+    private final SharedReceiveQueueVerbs srqVerbs = provider.sharedReceiveQueueVerbs();
     private final Arena arena = Arena.ofShared();
     private final FakeVerbsContext device = new FakeVerbsContext(arena);
     private final NativeContext context = device.handle(provider, "rxe0");
@@ -71,9 +83,10 @@ class CallGuardRaceTest {
         global("watched_calls_while_freed", 8).set(JAVA_LONG, 0, 0);
         MemorySegment watchedPoll = fakeOps.find("fake_poll_cq_watched").orElseThrow();
         MemorySegment watchedPost = fakeOps.find("fake_post_send_watched").orElseThrow();
-        cq = new NativeCq(provider, device.object(IbvCq.LAYOUT), context, 16, null, watchedPoll, MemorySegment.NULL);
+        cq = new NativeCq(provider, device.object(IbvCq.LAYOUT), context, 16, null, watchedPoll,
+                fakeOps.find("fake_req_notify_cq_watched").orElseThrow());
         qp = new NativeQp(provider, device.object(IbvQp.LAYOUT), context, QpType.RC, 0x11, QpCapabilities.of(8, 8),
-                QpCapabilities.of(8, 8), watchedPost, MemorySegment.NULL);
+                QpCapabilities.of(8, 8), watchedPost, fakeOps.find("fake_post_recv_watched").orElseThrow());
     }
 
     @AfterEach
@@ -216,6 +229,141 @@ class CallGuardRaceTest {
 
             assertThat(fewest).as("bytes allocated by 50000 rounds of polling two CQs in turn").isZero();
         }
+    }
+
+    @Test
+    void noChainPostIsInsidePostSendOrPostRecvOnceTheQpsDestroyHasQuiescedIt() throws Exception {
+        for (int i = 0; i < THREADS; i++) {
+            WorkRequestChain<SendWr> sends = chainOf(qpVerbs.newSendChain(2, 1));
+            WorkRequestChain<RecvWr> recvs = chainOf(qpVerbs.newRecvChain(2, 1));
+            inLoop(() -> {
+                qpVerbs.postSend(qp, sends);
+                qpVerbs.postRecv(qp, recvs);
+            });
+        }
+        awaitCallsInFlight();
+
+        qp.calls().quiesce();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("chain posts inside a freed QP")
+                .isZero();
+        assertThat(refusals).containsExactly(qp.describe() + " is being destroyed");
+    }
+
+    @Test
+    void closingAChainAnotherThreadPostsWaitsForThePostInsteadOfFreeingItUnderTheOp() throws Exception {
+        WorkRequestChain<SendWr> sends = chainOf(qpVerbs.newSendChain(2, 1));
+        inLoop(() -> qpVerbs.postSend(qp, sends));
+        awaitCallsInFlight();
+
+        sends.close();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("posts of a freed chain").isZero();
+        assertThat(refusals).isNotEmpty()
+                .allMatch(m -> m.startsWith("ibv_send_wr[2]@") && m.endsWith(" was already closed"));
+    }
+
+    @Test
+    void noPostIsInsidePostSrqRecvOnceTheSrqsDestroyHasQuiescedIt() throws Exception {
+        NativeSrq srq = new NativeSrq(provider, device.object(IbvSrq.LAYOUT), context, 0,
+                fakeOps.find("fake_post_srq_recv_watched").orElseThrow());
+        for (int i = 0; i < THREADS; i++) {
+            RecvWr one = qpVerbs.newRecvWr(1);
+            WorkRequestChain<RecvWr> recvs = chainOf(qpVerbs.newRecvChain(2, 1));
+            inLoop(() -> {
+                srqVerbs.postSrqRecv(srq, one);
+                srqVerbs.postSrqRecv(srq, recvs);
+            });
+        }
+        awaitCallsInFlight();
+
+        srq.calls().quiesce();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("posts inside a freed SRQ").isZero();
+        assertThat(refusals).containsExactly(srq.describe() + " is being destroyed");
+    }
+
+    @Test
+    void noArmingIsInsideReqNotifyCqOnceTheCqsDestroyHasQuiescedIt() throws Exception {
+        for (int i = 0; i < THREADS; i++) {
+            inLoop(() -> cqVerbs.reqNotifyCq(cq, false));
+        }
+        awaitCallsInFlight();
+
+        cq.calls().quiesce();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("arms inside a freed CQ").isZero();
+        assertThat(refusals).containsExactly(cq.describe() + " is being destroyed");
+    }
+
+    @Test
+    void noExtendedCqBatchIsOpenOnceTheCqsDestroyHasQuiescedIt() throws Throwable {
+        MemorySegment cqEx = device.object(IbvCqEx.LAYOUT);
+        fill("fake_watch_cq_ex", cqEx);
+        NativeCq extended = new NativeCq(provider, cqEx, context, 16, null, MemorySegment.NULL, MemorySegment.NULL);
+        extended.extend(cqEx);
+        CqExPoller poller = cqVerbs.cqExPoller(extended);
+        for (int i = 0; i < THREADS; i++) {
+            inLoop(() -> {
+                if (poller.startPoll() == 0) {
+                    poller.endPoll();
+                }
+            });
+        }
+        awaitCallsInFlight();
+
+        extended.calls().quiesce();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("batch calls inside a freed CQ")
+                .isZero();
+        assertThat(refusals).containsExactly(extended.describe() + " is being destroyed");
+    }
+
+    @Test
+    void noQpExSessionIsOpenOnceTheQpsDestroyHasQuiescedIt() throws Throwable {
+        MemorySegment qpEx = device.object(IbvQpEx.LAYOUT);
+        fill("fake_watch_qp_ex", qpEx);
+        NativeQp extended = new NativeQp(provider, qpEx, context, QpType.RC, 0x22, QpCapabilities.of(8, 8),
+                QpCapabilities.of(8, 8), MemorySegment.NULL, MemorySegment.NULL);
+        extended.extend(new NativeQpExOps(provider, extended, qpEx, 1));
+        QpExOps ops = qpVerbs.qpExOps(extended);
+        for (int i = 0; i < THREADS; i++) {
+            boolean abort = i == 0;
+            inLoop(() -> {
+                ops.wrStart();
+                if (abort) {
+                    ops.wrAbort();
+                } else {
+                    ops.wrComplete();
+                }
+            });
+        }
+        awaitCallsInFlight();
+
+        extended.calls().quiesce();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("session calls inside a freed QP")
+                .isZero();
+        assertThat(refusals).containsExactly(extended.describe() + " is being destroyed");
+    }
+
+    /** {@code chain} at its full length, as a post takes it. */
+    private static <W extends io.rdmaverbs.verbs.provider.WorkRequest> WorkRequestChain<W> chainOf(
+            WorkRequestChain<W> chain) {
+        chain.length(chain.capacity());
+        return chain;
+    }
+
+    /** Calls {@code fake_ops.c}'s {@code function(object)}, which points the object's ops at watched ones. */
+    private static void fill(String function, MemorySegment object) throws Throwable {
+        Linker.nativeLinker().downcallHandle(fakeOps.find(function).orElseThrow(), FunctionDescriptor.ofVoid(ADDRESS))
+                .invokeExact(object);
     }
 
     /** Runs {@code call} on a thread of its own until the test ends, keeping the messages of its refusals. */
