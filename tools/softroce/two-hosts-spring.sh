@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
-STEPS=(connect peer-killed link-cut shutdown)
+STEPS=(connect peer-killed link-cut link-cut-recovery shutdown)
 T0=$(sr_now_us)
 
 if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'version "2[5-9]'; then
@@ -69,20 +69,22 @@ grep -E '^(\[[AB]\] \[[AB] \+|softroce: (host|two hosts))' "$OUT/console.txt" ||
 
 # A step passes when both hosts passed it; a host that has no line for it failed it (its guest
 # ended early: two-hosts.sh's line for that host says why).
-PASSED=0; FAILED=0
+PASSED=0; FAILED=0; KNOWN=0
 : > "$OUT/summary.txt"
 verdict() {
-  local step=$1 h line why=''
+  local step=$1 h line why='' known=''
   for h in A B; do
-    line=$(grep -m1 -E "^(PASS|FAIL) $step(:|$)" "$OUT/$h/results" 2>/dev/null || true)
+    line=$(grep -m1 -E "^(PASS|FAIL|KNOWN) $step(:|$)" "$OUT/$h/results" 2>/dev/null || true)
     case "$line" in
       "PASS $step") ;;
+      "KNOWN $step: "*) known="${known:+$known; }$h: ${line#"KNOWN $step: "}" ;;
       "FAIL $step: "*) why="${why:+$why; }$h: ${line#"FAIL $step: "}" ;;
       *) why="${why:+$why; }$h: no result ($(grep -m1 "^softroce: host $h: " "$OUT/console.txt" | sed "s/^softroce: host $h: //" || echo "see $h.log"))" ;;
     esac
   done
-  if [ -z "$why" ]; then PASSED=$((PASSED + 1)); line="PASS $step"
-  else FAILED=$((FAILED + 1)); line="FAIL $step: $why"
+  if [ -n "$why" ]; then FAILED=$((FAILED + 1)); line="FAIL $step: $why"
+  elif [ -n "$known" ]; then KNOWN=$((KNOWN + 1)); line="KNOWN $step (an open finding, not counted): $known"
+  else PASSED=$((PASSED + 1)); line="PASS $step"
   fi
   echo "$line" | tee -a "$OUT/summary.txt"
 }
@@ -102,5 +104,5 @@ for h in A B; do
 done | tee -a "$OUT/summary.txt"
 grep -h 'guest run' "$OUT/A.log" "$OUT/B.log" 2>/dev/null | sed 's/^/  /' | tee -a "$OUT/summary.txt" || true
 echo "  build ${BUILT} s, wall clock $(sr_since "$T0") s" | tee -a "$OUT/summary.txt"
-echo "two-hosts spring: $PASSED passed, $FAILED failed" | tee -a "$OUT/summary.txt"
+echo "two-hosts spring: $PASSED passed, $FAILED failed, $KNOWN known open finding(s)" | tee -a "$OUT/summary.txt"
 [ "$FAILED" = 0 ]
