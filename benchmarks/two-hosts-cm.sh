@@ -3,7 +3,8 @@
 # side in ONE pair of boots, host A serving and host B connecting over rxe1 on the virtual wire:
 #   cmtime   rdmacm-utils' cmtime (C) and io.rdmaverbs.benchmarks.connection.CmTime (Java, the same
 #            steps through the project's API, plus the Connections total): CONNECTIONS connections,
-#            microseconds per connection per step
+#            microseconds per connection per step; Java runs CM_PASSES passes in one JVM (the first
+#            is a fresh process, as cmtime's; the second shows what was JVM warm-up)
 #   pingpong src/main/c/cm_pingpong (C) and PingPong (Java): one RC connection, SIZE-byte send/recv
 #            round trips, WARMUP untimed then COUNT timed, for each size in PP_SIZES
 # Three rounds, each running every benchmark: c1 (C), java, c2 (C again, to see whether the guests
@@ -13,7 +14,7 @@
 #        benchmarks/two-hosts-cm.sh --simulated    the Java side only, both ends in one JVM on two
 #                                                  simulated hosts: checks the programs, not numbers
 # env: JAVA_HOME (a JDK 25)  BENCH_SKIP_BUILD=1 (use benchmarks/target as built)
-#      CM_CONNECTIONS (100)  PP_SIZES ("64 4096")  PP_COUNT (1000)  PP_WARMUP (2000)
+#      CM_CONNECTIONS (100)  CM_PASSES (2)  PP_SIZES ("64 4096")  PP_COUNT (1000)  PP_WARMUP (2000)
 # Results: benchmarks/target/results/two-hosts/{machine.txt,A/,B/,A.log,B.log,report.md}: the raw
 # outputs are B/<round>-cmtime.txt and B/<round>-pingpong-<size>.txt, the tables report.md
 # (two-hosts-report.py). About 6 min on a 2-core machine, both boots included.
@@ -31,10 +32,10 @@ wire_wait() {   # wire_wait NAME SECONDS
     sleep 0.1
   done
 }
-# A listening rdma_cm id of this guest shows in the kernel's resource tracking.
-cm_listening() {   # cm_listening PID: until a listener is up, or PID ended
+# A listening rdma_cm id shows in the kernel's resource tracking, with its port.
+cm_listening() {   # cm_listening PID PORT: until a listener on PORT is up, or PID ended
   local n=0
-  until rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN'; do
+  until rdma resource show cm_id 2>/dev/null | grep -Eq "state LISTEN.*[^0-9]$2([^0-9]|\$)"; do
     kill -0 "$1" 2>/dev/null || return 1
     n=$((n + 1)); [ "$n" -lt 1200 ] || return 1; sleep 0.1
   done
@@ -46,7 +47,7 @@ server() {   # server ROUND WHAT OUT: A's side of one benchmark
   case "$round:$what" in
     c*:cmtime)     cmtime -b "$SOFTROCE_ADDR" -p "$CM_PORT_C" -c "$CM_CONNECTIONS" > "$out" 2>&1 & ;;
     java:cmtime)   jvm io.rdmaverbs.benchmarks.connection.CmTime server "$SOFTROCE_ADDR" "$CM_PORT_JAVA" \
-                     "$CM_CONNECTIONS" > "$out" 2>&1 & ;;
+                     "$CM_CONNECTIONS" "$CM_PASSES" > "$out" 2>&1 & ;;
     c*:pingpong-*) "$NATIVE/cm_pingpong" server "$SOFTROCE_ADDR" "$PP_PORT" "${what#pingpong-}" "$PP_COUNT" \
                      "$PP_WARMUP" > "$out" 2>&1 & ;;
     java:pingpong-*) jvm io.rdmaverbs.benchmarks.connection.PingPong server "$SOFTROCE_ADDR" "$PP_PORT" \
@@ -54,7 +55,9 @@ server() {   # server ROUND WHAT OUT: A's side of one benchmark
   esac
   pid=$!
   # Told even when no listener came up: B's client then fails at once, with its error in its file.
-  cm_listening "$pid" || echo "no listener: the server ended or was not up in 120 s" >> "$out"
+  local port=$PP_PORT
+  [ "$what" != cmtime ] || { [ "$round" = java ] && port=$CM_PORT_JAVA || port=$CM_PORT_C; }
+  cm_listening "$pid" "$port" || echo "no listener: the server ended or was not up in 120 s" >> "$out"
   touch "$SOFTROCE_WIRE_DIR/$round-$what.listening"
   wire_wait "$round-$what.done" 240 || true
   # cmtime's server never ends by itself; the others end with their last connection, or are ended here.
@@ -74,7 +77,7 @@ client() {   # client ROUND WHAT OUT: B's side of one benchmark, timed by its ow
     case "$round:$what" in
       c*:cmtime)     timeout 300 cmtime -s "$SOFTROCE_PEER_ADDR" -p "$CM_PORT_C" -c "$CM_CONNECTIONS" > "$out" 2>&1 || rc=$? ;;
       java:cmtime)   timeout 300 "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.CmTime client \
-                       "$SOFTROCE_PEER_ADDR" "$CM_PORT_JAVA" "$CM_CONNECTIONS" > "$out" 2>&1 || rc=$? ;;
+                       "$SOFTROCE_PEER_ADDR" "$CM_PORT_JAVA" "$CM_CONNECTIONS" "$CM_PASSES" > "$out" 2>&1 || rc=$? ;;
       c*:pingpong-*) timeout 300 "$NATIVE/cm_pingpong" client "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" \
                        "$PP_COUNT" "$PP_WARMUP" > "$out" 2>&1 || rc=$? ;;
       java:pingpong-*) timeout 300 "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.PingPong client \
@@ -110,7 +113,7 @@ cd "$BENCH/.."
 if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'version "2[5-9]'; then
   export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 fi
-export CM_CONNECTIONS=${CM_CONNECTIONS:-100} PP_SIZES=${PP_SIZES:-64 4096} PP_COUNT=${PP_COUNT:-1000} \
+export CM_CONNECTIONS=${CM_CONNECTIONS:-100} CM_PASSES=${CM_PASSES:-2} PP_SIZES=${PP_SIZES:-64 4096} PP_COUNT=${PP_COUNT:-1000} \
   PP_WARMUP=${PP_WARMUP:-2000}
 mode=guests
 case "${1:-}" in
@@ -148,13 +151,13 @@ fi
   echo "rdma-core: $(dpkg-query -W -f '${Version}' librdmacm1 2>/dev/null || echo unknown)"
   echo "jdk: $("$JAVA_HOME/bin/java" -version 2>&1 | sed -n 2p), in the guests C1 only (tools/softroce/java.sh)"
   echo "git: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (with local changes)')"
-  echo "parameters: $CM_CONNECTIONS connections; ping-pong sizes $PP_SIZES, $PP_WARMUP warm-up + $PP_COUNT timed round trips"
+  echo "parameters: $CM_CONNECTIONS connections (Java: $CM_PASSES passes); ping-pong sizes $PP_SIZES, $PP_WARMUP warm-up + $PP_COUNT timed round trips"
   echo "host load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$out/machine.txt"
 
 rc=0
 SOFTROCE_TWO_CMD_TIMEOUT=${SOFTROCE_TWO_CMD_TIMEOUT:-1200} tools/softroce/two-hosts.sh --out "$out" \
-  --env JAR --env NATIVE --env CM_CONNECTIONS --env PP_SIZES --env PP_COUNT --env PP_WARMUP \
+  --env JAR --env NATIVE --env CM_CONNECTIONS --env CM_PASSES --env PP_SIZES --env PP_COUNT --env PP_WARMUP \
   "bash $BENCH/two-hosts-cm.sh --guest A" "bash $BENCH/two-hosts-cm.sh --guest B" || rc=$?
 { echo "host load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "guest kernel: $(cat "$out/A/guest-kernel.txt" 2>/dev/null)"; } >> "$out/machine.txt"

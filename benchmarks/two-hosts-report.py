@@ -18,16 +18,19 @@ PING = re.compile(r"^pingpong size (\d+) count (\d+) mean_us ([\d.]+) median_us 
 
 
 def cmtime(path):
-    """{step: (us per connection, issue us per connection or None)} of one cmtime-format table."""
-    rows = {}
+    """The cmtime-format tables of one output, one per pass ("pass N of M" lines part them): each
+    {step: (us per connection, issue us per connection or None)}."""
+    passes = [{}]
     if not path.exists():
-        return rows
+        return passes
     for line in path.read_text(errors="replace").splitlines():
+        if line.startswith("pass ") and passes[-1]:
+            passes.append({})
         m = ROW.match(line)
         if m:
             issue = m.group("issue")
-            rows[m.group("step").strip()] = (float(m.group("per")), float(issue) if issue else None)
-    return rows
+            passes[-1][m.group("step").strip()] = (float(m.group("per")), float(issue) if issue else None)
+    return passes
 
 
 def pingpong(path):
@@ -61,22 +64,36 @@ def main():
     if machine.exists():
         print("```\n" + machine.read_text().strip() + "\n```\n")
 
-    c1, java, c2 = (cmtime(b / f"{r}-cmtime.txt") for r in ("c1", "java", "c2"))
+    c1, c2 = (cmtime(b / f"{r}-cmtime.txt")[0] for r in ("c1", "c2"))
+    java = cmtime(b / "java-cmtime.txt")
+    cold, warm = java[0], java[-1]
     print("## cmtime: microseconds per connection per step (total of the step / connections)\n")
-    print("| step | C (cmtime) | C again | Java (CmTime) | Java / C | Java: issuing thread |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("Java pass 1 is a fresh JVM, as cmtime is a fresh process; the last pass runs in the same JVM "
+          f"after {len(java) - 1} more (warm). Ratios against the mean of the two C rounds.\n")
+    print("| step | C (cmtime) | C again | Java pass 1 | Java / C | Java warm | warm / C "
+          "| Java pass 1: issuing thread | warm: issuing thread |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+
+    def value(t, step):
+        return t.get(step, (None, None))[0]
+
+    def issue(t, step):
+        return t.get(step, (None, None))[1]
+
+    def row(label, a, z, j, w, ij, iw):
+        print(f"| {label} | {fmt(a)} | {fmt(z)} | {fmt(j)} | {ratio(j, a, z)} | {fmt(w)} | {ratio(w, a, z)} "
+              f"| {fmt(ij)} | {fmt(iw)} |")
+
     for step in STEPS:
-        a, j, z = (t.get(step, (None, None))[0] for t in (c1, java, c2))
-        issue = java.get(step, (None, None))[1]
-        print(f"| {step} | {fmt(a)} | {fmt(z)} | {fmt(j)} | {ratio(j, a, z)} | {fmt(issue)} |")
+        row(step, value(c1, step), value(c2, step), value(cold, step), value(warm, step), issue(cold, step),
+            issue(warm, step))
     for step, parts in API.items():
-        j, issue = java.get(step, (None, None))
         sums = []
         for t in (c1, c2):
-            vals = [t.get(p, (None, None))[0] for p in parts]
+            vals = [value(t, p) for p in parts]
             sums.append(None if None in vals else sum(vals))
-        print(f"| {step} (vs C {' + '.join(parts)}) | {fmt(sums[0])} | {fmt(sums[1])} | {fmt(j)} | "
-              f"{ratio(j, sums[0], sums[1])} | {fmt(issue)} |")
+        row(f"{step} (C: {' + '.join(parts)})", sums[0], sums[1], value(cold, step), value(warm, step),
+            issue(cold, step), issue(warm, step))
 
     print("\n## Ping-pong: one RC connection, send/recv round trip, microseconds\n")
     print("| size | C mean | C again | Java mean | Java / C | C median | Java median | C p99 | Java p99 "

@@ -52,9 +52,11 @@ import io.rdmaverbs.verbs.provider.CmPortSpace;
  * DISCONNECTED on another (disconnect, destroy the QP, destroy the id); it serves both phases.
  *
  * <pre>
- * usage: CmTime server ADDRESS PORT CONNECTIONS   serves 2 x CONNECTIONS connections, then exits
- *        CmTime client ADDRESS PORT CONNECTIONS   ADDRESS is the server's (fe80::...%eth0 works)
- *        CmTime simulated CONNECTIONS             both in this JVM, two simulated hosts: a smoke run
+ * usage: CmTime server ADDRESS PORT CONNECTIONS [PASSES]  serves 2 x PASSES x CONNECTIONS, then exits
+ *        CmTime client ADDRESS PORT CONNECTIONS [PASSES]  ADDRESS is the server's (fe80::...%eth0 works);
+ *                                                         PASSES (1) runs of it, each with its table
+ *        CmTime simulated CONNECTIONS                     both in this JVM on two simulated hosts, 2
+ *                                                         passes: a smoke run
  * </pre>
  */
 public final class CmTime {
@@ -111,34 +113,48 @@ public final class CmTime {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 4 && args[0].equals("server")) {
+        int passes = args.length == 5 ? Integer.parseInt(args[4]) : 1;
+        if ((args.length == 4 || args.length == 5) && args[0].equals("server")) {
             try (Verbs verbs = Hosts.nativeVerbs()) {
                 new CmTimeServer(verbs, Hosts.address(args[1], Integer.parseInt(args[2])),
-                        2 * Integer.parseInt(args[3])).serve();
+                        2 * passes * Integer.parseInt(args[3])).serve();
             }
-        } else if (args.length == 4 && args[0].equals("client")) {
+        } else if ((args.length == 4 || args.length == 5) && args[0].equals("client")) {
             try (Verbs verbs = Hosts.nativeVerbs()) {
-                System.out.print(run(verbs, Hosts.address(args[1], Integer.parseInt(args[2])),
-                        Integer.parseInt(args[3])));
+                run(verbs, Hosts.address(args[1], Integer.parseInt(args[2])), Integer.parseInt(args[3]), passes);
             }
         } else if (args.length == 2 && args[0].equals("simulated")) {
             int n = Integer.parseInt(args[1]);
             try (Hosts.SimulatedPair pair = Hosts.SimulatedPair.create()) {
-                CmTimeServer srv = new CmTimeServer(pair.server(), new InetSocketAddress(pair.serverAddress(), 7471), 2 * n);
+                InetSocketAddress address = new InetSocketAddress(pair.serverAddress(), 7471);
+                CmTimeServer srv = new CmTimeServer(pair.server(), address, 2 * 2 * n);
                 CompletableFuture<Void> served = CompletableFuture.runAsync(srv::serve,
                         Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().factory()));
                 srv.awaitListening();
-                System.out.print(run(pair.client(), new InetSocketAddress(pair.serverAddress(), 7471), n));
+                run(pair.client(), address, n, 2);
                 served.get();
             }
         } else {
-            System.err.println("usage: CmTime server|client ADDRESS PORT CONNECTIONS | CmTime simulated CONNECTIONS");
+            System.err.println("usage: CmTime server|client ADDRESS PORT CONNECTIONS [PASSES] | CmTime simulated CONNECTIONS");
             System.exit(2);
         }
     }
 
-    /** The client: every step for all connections, then the API phase; cmtime's table, as text. */
-    static String run(Verbs verbs, InetSocketAddress server, int connections) throws Exception {
+    /**
+     * The client, {@code passes} times in this JVM, each pass's table printed as it ends: the first pass
+     * is what cmtime measures, a fresh process; the later ones show how much of it was the JVM warming
+     * up (100 connections run each step's code only 100 times, mostly interpreted).
+     */
+    static void run(Verbs verbs, InetSocketAddress server, int connections, int passes) throws Exception {
+        for (int pass = 1; pass <= passes; pass++) {
+            System.out.println("pass " + pass + " of " + passes);
+            System.out.print(pass(verbs, server, connections));
+            System.out.flush();
+        }
+    }
+
+    /** One pass: every step for all connections, then the API phase; cmtime's table, as text. */
+    static String pass(Verbs verbs, InetSocketAddress server, int connections) throws Exception {
         CmTime t = new CmTime(verbs, server, connections);
         Thread events = Thread.ofPlatform().name("cmtime-events").start(t::processEvents);
         try {
