@@ -2,6 +2,7 @@ package io.rdmaverbs.benchmarks.connection;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.rdmaverbs.verbs.CmEvent;
 import io.rdmaverbs.verbs.CmEventChannel;
@@ -37,6 +39,10 @@ final class CmTimeServer {
     private final Map<CmId, CmQueuePair> qps = new ConcurrentHashMap<>();
     private final Map<DeviceContext, ProtectionDomain> pds = new ConcurrentHashMap<>();
     private final AtomicInteger served = new AtomicInteger();
+    /** Time in the request thread's create-QP-and-accept and the disconnect thread's release, ns. */
+    private final AtomicLong accepting = new AtomicLong();
+    private final AtomicLong creatingQps = new AtomicLong();
+    private final AtomicLong releasing = new AtomicLong();
 
     CmTimeServer(Verbs verbs, InetSocketAddress address, int expected) {
         this.verbs = verbs;
@@ -76,15 +82,21 @@ final class CmTimeServer {
         pds.values().forEach(ProtectionDomain::close);
         listener.close();
         channel.close();
-        System.out.println("served " + served.get() + " connections");
+        int n = Math.max(1, served.get());
+        System.out.printf(Locale.ROOT, "served %d connections; per connection: accept %.2f us (of it create qp "
+                + "%.2f us), release %.2f us%n", served.get(), accepting.get() / 1e3 / n, creatingQps.get() / 1e3 / n,
+                releasing.get() / 1e3 / n);
     }
 
     private void accept(CmId id) {
+        long start = System.nanoTime();
         try {
             CmQueuePair qp = CmQueuePair.create(id, pds.computeIfAbsent(CmQueuePair.contextOf(id),
                     ctx -> ctx.allocateProtectionDomain("cmtime-server/pd")));
+            creatingQps.addAndGet(System.nanoTime() - start);
             qps.put(id, qp);
             id.accept(CmConnectionParams.defaults());
+            accepting.addAndGet(System.nanoTime() - start);
         } catch (RuntimeException e) {
             System.out.println("failing connection request: " + e.getMessage());
             CmQueuePair qp = qps.remove(id);
@@ -97,6 +109,7 @@ final class CmTimeServer {
     }
 
     private void release(CmId id) {
+        long start = System.nanoTime();
         try {
             id.disconnect();
         } catch (RuntimeException e) {
@@ -107,6 +120,7 @@ final class CmTimeServer {
             qp.close();
         }
         id.close();
+        releasing.addAndGet(System.nanoTime() - start);
         served.incrementAndGet();
     }
 }
