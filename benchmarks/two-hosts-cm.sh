@@ -14,7 +14,7 @@
 #        benchmarks/two-hosts-cm.sh --simulated    the Java side only, both ends in one JVM on two
 #                                                  simulated hosts: checks the programs, not numbers
 # env: JAVA_HOME (a JDK 25)  BENCH_SKIP_BUILD=1 (use benchmarks/target as built)
-#      CM_CONNECTIONS (100)  CM_PASSES (2)  PP_SIZES ("64 4096")  PP_COUNT (1000)  PP_WARMUP (2000)
+#      CM_CONNECTIONS (100)  CM_PASSES (2)  PP_SIZES ("64 4096")  PP_COUNT (1000)  PP_WARMUP (1000)
 # Results: benchmarks/target/results/two-hosts/{machine.txt,A/,B/,A.log,B.log,report.md}: the raw
 # outputs are B/<round>-cmtime.txt and B/<round>-pingpong-<size>.txt, the tables report.md
 # (two-hosts-report.py). About 6 min on a 2-core machine, both boots included.
@@ -75,12 +75,12 @@ client() {   # client ROUND WHAT OUT: B's side of one benchmark, timed by its ow
   local round=$1 what=$2 out=$3 rc=0
   if wire_wait "$round-$what.listening" 240; then
     case "$round:$what" in
-      c*:cmtime)     timeout 300 cmtime -s "$SOFTROCE_PEER_ADDR" -p "$CM_PORT_C" -c "$CM_CONNECTIONS" > "$out" 2>&1 || rc=$? ;;
-      java:cmtime)   timeout 300 "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.CmTime client \
+      c*:cmtime)     timeout 150 cmtime -s "$SOFTROCE_PEER_ADDR" -p "$CM_PORT_C" -c "$CM_CONNECTIONS" > "$out" 2>&1 || rc=$? ;;
+      java:cmtime)   timeout 150 "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.CmTime client \
                        "$SOFTROCE_PEER_ADDR" "$CM_PORT_JAVA" "$CM_CONNECTIONS" "$CM_PASSES" > "$out" 2>&1 || rc=$? ;;
-      c*:pingpong-*) timeout 300 "$NATIVE/cm_pingpong" client "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" \
+      c*:pingpong-*) timeout 150 "$NATIVE/cm_pingpong" client "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" \
                        "$PP_COUNT" "$PP_WARMUP" > "$out" 2>&1 || rc=$? ;;
-      java:pingpong-*) timeout 300 "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.PingPong client \
+      java:pingpong-*) timeout 150 "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.PingPong client \
                        "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" "$PP_COUNT" "$PP_WARMUP" > "$out" 2>&1 || rc=$? ;;
     esac
   else
@@ -114,7 +114,7 @@ if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'v
   export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 fi
 export CM_CONNECTIONS=${CM_CONNECTIONS:-100} CM_PASSES=${CM_PASSES:-2} PP_SIZES=${PP_SIZES:-64 4096} PP_COUNT=${PP_COUNT:-1000} \
-  PP_WARMUP=${PP_WARMUP:-2000}
+  PP_WARMUP=${PP_WARMUP:-1000}
 mode=guests
 case "${1:-}" in
   --quick) CM_CONNECTIONS=20 PP_COUNT=200 PP_WARMUP=200 ;;
