@@ -15,6 +15,7 @@
 #                                                  simulated hosts: checks the programs, not numbers
 # env: JAVA_HOME (a JDK 25)  BENCH_SKIP_BUILD=1 (use benchmarks/target as built)
 #      CM_CONNECTIONS (100)  CM_PASSES (2)  PP_SIZES ("64 4096")  PP_COUNT (1000)  PP_WARMUP (1000)
+#      PP_TIMEOUT (s, 150: the bound of one ping-pong client)
 # Results: benchmarks/target/results/two-hosts/{machine.txt,A/,B/,A.log,B.log,report.md}: the raw
 # outputs are B/<round>-cmtime.txt and B/<round>-pingpong-<size>.txt, the tables report.md
 # (two-hosts-report.py). About 6 min on a 2-core machine, both boots included.
@@ -40,6 +41,8 @@ cm_listening() {   # cm_listening PID PORT: until a listener on PORT is up, or P
     n=$((n + 1)); [ "$n" -lt 1200 ] || return 1; sleep 0.1
   done
 }
+# rxe's packet counters on the wire's device, cumulative since boot: a stuck run shows where packets stopped.
+counters() { grep -H . "/sys/class/infiniband/$SOFTROCE_WIRE_DEV/ports/1/hw_counters/"* 2>/dev/null | sed 's|.*/||'; }
 jvm() { "$SOFTROCE_JAVA" -cp "$JAR" "$@"; }
 
 server() {   # server ROUND WHAT OUT: A's side of one benchmark
@@ -69,6 +72,7 @@ server() {   # server ROUND WHAT OUT: A's side of one benchmark
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || rc=$?
   echo "server exit $rc" >> "$out"
+  counters >> "$out"
 }
 
 client() {   # client ROUND WHAT OUT: B's side of one benchmark, timed by its own clock
@@ -78,15 +82,16 @@ client() {   # client ROUND WHAT OUT: B's side of one benchmark, timed by its ow
       c*:cmtime)     timeout 150 cmtime -s "$SOFTROCE_PEER_ADDR" -p "$CM_PORT_C" -c "$CM_CONNECTIONS" > "$out" 2>&1 || rc=$? ;;
       java:cmtime)   timeout 150 "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.CmTime client \
                        "$SOFTROCE_PEER_ADDR" "$CM_PORT_JAVA" "$CM_CONNECTIONS" "$CM_PASSES" > "$out" 2>&1 || rc=$? ;;
-      c*:pingpong-*) timeout 150 "$NATIVE/cm_pingpong" client "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" \
+      c*:pingpong-*) timeout "$PP_TIMEOUT" "$NATIVE/cm_pingpong" client "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" \
                        "$PP_COUNT" "$PP_WARMUP" > "$out" 2>&1 || rc=$? ;;
-      java:pingpong-*) timeout 150 "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.PingPong client \
+      java:pingpong-*) timeout "$PP_TIMEOUT" "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.PingPong client \
                        "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" "$PP_COUNT" "$PP_WARMUP" > "$out" 2>&1 || rc=$? ;;
     esac
   else
     rc=125
   fi
   echo "client exit $rc" >> "$out"
+  counters >> "$out"
   touch "$SOFTROCE_WIRE_DIR/$round-$what.done"
 }
 
@@ -114,7 +119,7 @@ if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'v
   export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 fi
 export CM_CONNECTIONS=${CM_CONNECTIONS:-100} CM_PASSES=${CM_PASSES:-2} PP_SIZES=${PP_SIZES:-64 4096} PP_COUNT=${PP_COUNT:-1000} \
-  PP_WARMUP=${PP_WARMUP:-1000}
+  PP_WARMUP=${PP_WARMUP:-1000} PP_TIMEOUT=${PP_TIMEOUT:-150}
 mode=guests
 case "${1:-}" in
   --quick) CM_CONNECTIONS=20 PP_COUNT=200 PP_WARMUP=200 ;;
@@ -157,7 +162,7 @@ fi
 
 rc=0
 SOFTROCE_TWO_CMD_TIMEOUT=${SOFTROCE_TWO_CMD_TIMEOUT:-1200} tools/softroce/two-hosts.sh --out "$out" \
-  --env JAR --env NATIVE --env CM_CONNECTIONS --env CM_PASSES --env PP_SIZES --env PP_COUNT --env PP_WARMUP \
+  --env JAR --env NATIVE --env CM_CONNECTIONS --env CM_PASSES --env PP_SIZES --env PP_COUNT --env PP_WARMUP --env PP_TIMEOUT \
   "bash $BENCH/two-hosts-cm.sh --guest A" "bash $BENCH/two-hosts-cm.sh --guest B" || rc=$?
 { echo "host load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "guest kernel: $(cat "$out/A/guest-kernel.txt" 2>/dev/null)"; } >> "$out/machine.txt"
