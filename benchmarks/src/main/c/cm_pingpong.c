@@ -122,9 +122,9 @@ static void post_send(struct end *e)
 }
 
 /*
- * Polls until `want` completions are in; each must be a success. An empty poll yields the CPU: in a
- * one-vCPU guest a poller that spins holds the only CPU that soft-RoCE's deferred packet work needs
- * (measured: 3,000 round trips did not finish in 300 s spinning).
+ * Polls until `want` completions are in; each must be a success. An empty poll yields the CPU, so that
+ * in a one-vCPU guest a waiting side never keeps soft-RoCE's deferred packet work off the only CPU.
+ * (The first round trip stalls on rxe with or without the yield: docs/performance.md, section 7.)
  */
 static void await_completions(struct end *e, int want)
 {

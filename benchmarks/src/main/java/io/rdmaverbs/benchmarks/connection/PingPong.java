@@ -158,8 +158,8 @@ public final class PingPong {
 
     /**
      * Polls until {@code want} completions are in; each must be a success. An empty poll yields the CPU
-     * ({@code sched_yield}, as cm_pingpong.c): in a one-vCPU guest a spinning poller holds the only CPU that
-     * soft-RoCE's deferred packet work needs. Gives up after {@link #STALL}
+     * ({@code sched_yield}, as cm_pingpong.c), so that in a one-vCPU guest a waiting side never keeps
+     * soft-RoCE's deferred packet work off the only CPU. Gives up after {@link #STALL}
      * without one (checked every 4096 empty polls, off the measured path), so a lost message ends the run.
      */
     private void await(int want) {
