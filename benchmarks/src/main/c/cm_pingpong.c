@@ -66,6 +66,7 @@ struct end {
 	struct ibv_sge recv_sge, send_sge;
 	struct ibv_recv_wr recv_wr;
 	struct ibv_send_wr send_wr;
+	int sends, recvs;	/* completions polled, not yet waited for */
 };
 
 static void open_end(struct end *e, struct rdma_cm_id *id, uint32_t size)
@@ -74,6 +75,8 @@ static void open_end(struct end *e, struct rdma_cm_id *id, uint32_t size)
 
 	e->id = id;
 	e->size = size;
+	e->sends = 0;
+	e->recvs = 0;
 	e->pd = ibv_alloc_pd(id->verbs);
 	if (!e->pd)
 		die("ibv_alloc_pd");
@@ -122,16 +125,16 @@ static void post_send(struct end *e)
 }
 
 /*
- * Polls until `want` completions are in; each must be a success. An empty poll yields the CPU, so that
+ * Polls until `want_sends` send and `want_recvs` receive completions are in, matched by opcode (one
+ * that arrives ahead of its wait is kept for it); each must be a success. An empty poll yields the CPU, so that
  * in a one-vCPU guest a waiting side never keeps soft-RoCE's deferred packet work off the only CPU.
  * (The first round trip stalls on rxe with or without the yield: docs/performance.md, section 7.)
  */
-static void await_completions(struct end *e, int want)
+static void await_completions(struct end *e, int want_sends, int want_recvs)
 {
 	struct ibv_wc wc[2];
-	int got = 0;
 
-	while (got < want) {
+	while (e->sends < want_sends || e->recvs < want_recvs) {
 		int n = ibv_poll_cq(e->cq, 2, wc);
 
 		if (n < 0)
@@ -143,9 +146,14 @@ static void await_completions(struct end *e, int want)
 				fprintf(stderr, "cm_pingpong: completion %s\n", ibv_wc_status_str(wc[i].status));
 				exit(1);
 			}
+			if (wc[i].opcode == IBV_WC_RECV)
+				e->recvs++;
+			else
+				e->sends++;
 		}
-		got += n;
 	}
+	e->sends -= want_sends;
+	e->recvs -= want_recvs;
 }
 
 static void close_end(struct end *e)
@@ -196,10 +204,10 @@ static void serve(struct rdma_event_channel *ch, struct rdma_addrinfo *rai, uint
 	fprintf(stderr, "cm_pingpong: server connected\n");
 
 	for (long i = 0; i < rounds; i++) {
-		await_completions(&e, 1);
+		await_completions(&e, 0, 1);
 		post_recv(&e);
 		post_send(&e);
-		await_completions(&e, 1);
+		await_completions(&e, 1, 0);
 	}
 	rdma_ack_cm_event(expect(ch, RDMA_CM_EVENT_DISCONNECTED));
 	rdma_disconnect(e.id);
@@ -239,7 +247,7 @@ static void client(struct rdma_event_channel *ch, struct rdma_addrinfo *rai, uin
 
 		post_send(&e);
 		t1 = now_ns();
-		await_completions(&e, 2);
+		await_completions(&e, 1, 1);
 		t2 = now_ns();
 		post_recv(&e);
 		t3 = now_ns();

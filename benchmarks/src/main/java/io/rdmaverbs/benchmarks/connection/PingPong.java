@@ -15,6 +15,7 @@ import io.rdmaverbs.verbs.SendRequest;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.SendFlag;
 import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.connection.ConnectSpec;
@@ -52,6 +53,9 @@ public final class PingPong {
     private final SendRequest send;
     private final ReceiveRequest recv;
     private final WorkCompletions completions;
+    /** Completions polled but not yet waited for: one wait may find the next one's completion first. */
+    private int sends;
+    private int recvs;
 
     private PingPong(Connection connection, int size) {
         this.connection = connection;
@@ -116,10 +120,10 @@ public final class PingPong {
             }
             PingPong p = new PingPong(c, size);
             for (int i = 0; i < rounds; i++) {
-                p.await(1);
+                p.await(0, 1);
                 p.qp.postReceive(p.recv);
                 p.qp.postSend(p.send);
-                p.await(1);
+                p.await(1, 0);
             }
             if (!c.awaitDisconnected(WAIT)) {
                 throw new IllegalStateException("the client did not disconnect " + c + " within " + WAIT);
@@ -138,7 +142,7 @@ public final class PingPong {
                 long t0 = System.nanoTime();
                 p.qp.postSend(p.send);
                 long t1 = System.nanoTime();
-                p.await(2);
+                p.await(1, 1);
                 long t2 = System.nanoTime();
                 p.qp.postReceive(p.recv);
                 long t3 = System.nanoTime();
@@ -157,16 +161,16 @@ public final class PingPong {
     }
 
     /**
-     * Polls until {@code want} completions are in; each must be a success. An empty poll yields the CPU
+     * Polls until {@code wantSends} send and {@code wantRecvs} receive completions are in, matched by opcode
+     * (a completion that arrives ahead of its wait is kept for it); each must be a success. An empty poll yields the CPU
      * ({@code sched_yield}, as cm_pingpong.c), so that in a one-vCPU guest a waiting side never keeps
      * soft-RoCE's deferred packet work off the only CPU. Gives up after {@link #STALL}
      * without one (checked every 4096 empty polls, off the measured path), so a lost message ends the run.
      */
-    private void await(int want) {
-        int got = 0;
+    private void await(int wantSends, int wantRecvs) {
         int empty = 0;
         long since = System.nanoTime();
-        while (got < want) {
+        while (sends < wantSends || recvs < wantRecvs) {
             int n = cq.poll(completions);
             if (n == 0) {
                 Thread.yield();
@@ -174,17 +178,23 @@ public final class PingPong {
             if (n == 0 && ++empty == 4096) {
                 empty = 0;
                 if (System.nanoTime() - since > STALL.toNanos()) {
-                    throw new IllegalStateException("no completion on " + connection + " for " + STALL + " ("
-                            + got + " of " + want + " in)");
+                    throw new IllegalStateException("no completion on " + connection + " for " + STALL + " (sends "
+                            + sends + " of " + wantSends + ", receives " + recvs + " of " + wantRecvs + " in)");
                 }
             }
             for (int i = 0; i < n; i++) {
                 if (completions.status(i) != WcStatus.SUCCESS) {
                     throw new IllegalStateException("completion " + completions.status(i) + " on " + connection);
                 }
+                if (completions.opcode(i) == WcOpcode.RECV) {
+                    recvs++;
+                } else {
+                    sends++;
+                }
             }
-            got += n;
         }
+        sends -= wantSends;
+        recvs -= wantRecvs;
     }
 
     /** Frees the requests and completions, then closes the connection (disconnect, wait, release). */
