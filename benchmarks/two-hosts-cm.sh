@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Connection benchmarks across two soft-RoCE guests (tools/softroce/two-hosts.sh), C and Java side by
+# side in ONE pair of boots, host A serving and host B connecting over rxe1 on the virtual wire:
+#   cmtime   rdmacm-utils' cmtime (C) and io.rdmaverbs.benchmarks.connection.CmTime (Java, the same
+#            steps through the project's API, plus the Connections total): CONNECTIONS connections,
+#            microseconds per connection per step; Java runs CM_PASSES passes in one JVM (the first
+#            is a fresh process, as cmtime's; the second shows what was JVM warm-up)
+#   pingpong src/main/c/cm_pingpong (C) and PingPong (Java): one RC connection, SIZE-byte send/recv
+#            round trips, WARMUP untimed then COUNT timed, for each size in PP_SIZES
+# Three rounds, each running every benchmark: c1 (C), java, c2 (C again, to see whether the guests
+# drifted). Guest JVMs run through tools/softroce/java.sh (C1 only, serial GC).
+#
+# usage: benchmarks/two-hosts-cm.sh [--quick]      (--quick: 20 connections, 200 round trips: a smoke run)
+#        benchmarks/two-hosts-cm.sh --simulated    the Java side only, both ends in one JVM on two
+#                                                  simulated hosts: checks the programs, not numbers
+# env: JAVA_HOME (a JDK 25)  BENCH_SKIP_BUILD=1 (use benchmarks/target as built)
+#      CM_CONNECTIONS (100)  CM_PASSES (2)  PP_SIZES ("64 4096")  PP_COUNT (1000)  PP_WARMUP (1000)
+#      PP_TIMEOUT (s, 150: the bound of one ping-pong client)
+# Results: benchmarks/target/results/two-hosts/{machine.txt,A/,B/,A.log,B.log,report.md}: the raw
+# outputs are B/<round>-cmtime.txt and B/<round>-pingpong-<size>.txt, the tables report.md
+# (two-hosts-report.py). About 6 min on a 2-core machine, both boots included.
+set -euo pipefail
+BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROUNDS=(c1 java c2)
+CM_PORT_C=7471 CM_PORT_JAVA=7472 PP_PORT=7473
+
+# ---- inside the guests: A serves, B connects; they meet on files in $SOFTROCE_WIRE_DIR ----
+wire_wait() {   # wire_wait NAME SECONDS
+  local n=0
+  until [ -e "$SOFTROCE_WIRE_DIR/$1" ]; do
+    n=$((n + 1))
+    [ "$n" -lt $(($2 * 10)) ] || { echo "host $SOFTROCE_HOST: no $1 after $2 s" >&2; return 1; }
+    sleep 0.1
+  done
+}
+# A listening rdma_cm id shows in the kernel's resource tracking, with its port.
+cm_listening() {   # cm_listening PID PORT: until a listener on PORT is up, or PID ended
+  local n=0
+  until rdma resource show cm_id 2>/dev/null | grep -Eq "state LISTEN.*[^0-9]$2([^0-9]|\$)"; do
+    kill -0 "$1" 2>/dev/null || return 1
+    n=$((n + 1)); [ "$n" -lt 1200 ] || return 1; sleep 0.1
+  done
+}
+# rxe's packet counters on the wire's device, cumulative since boot: a stuck run shows where packets stopped.
+counters() { grep -H . "/sys/class/infiniband/$SOFTROCE_WIRE_DEV/ports/1/hw_counters/"* 2>/dev/null | sed 's|.*/||'; }
+jvm() { "$SOFTROCE_JAVA" -cp "$JAR" "$@"; }
+
+server() {   # server ROUND WHAT OUT: A's side of one benchmark
+  local round=$1 what=$2 out=$3 pid rc=0
+  case "$round:$what" in
+    c*:cmtime)     cmtime -b "$SOFTROCE_ADDR" -p "$CM_PORT_C" -c "$CM_CONNECTIONS" > "$out" 2>&1 & ;;
+    java:cmtime)   jvm io.rdmaverbs.benchmarks.connection.CmTime server "$SOFTROCE_ADDR" "$CM_PORT_JAVA" \
+                     "$CM_CONNECTIONS" "$CM_PASSES" > "$out" 2>&1 & ;;
+    c*:pingpong-*) "$NATIVE/cm_pingpong" server "$SOFTROCE_ADDR" "$PP_PORT" "${what#pingpong-}" "$PP_COUNT" \
+                     "$PP_WARMUP" > "$out" 2>&1 & ;;
+    java:pingpong-*) jvm io.rdmaverbs.benchmarks.connection.PingPong server "$SOFTROCE_ADDR" "$PP_PORT" \
+                     "${what#pingpong-}" "$PP_COUNT" "$PP_WARMUP" > "$out" 2>&1 & ;;
+  esac
+  pid=$!
+  # Told even when no listener came up: B's client then fails at once, with its error in its file.
+  local port=$PP_PORT
+  [ "$what" != cmtime ] || { [ "$round" = java ] && port=$CM_PORT_JAVA || port=$CM_PORT_C; }
+  cm_listening "$pid" "$port" || echo "no listener: the server ended or was not up in 120 s" >> "$out"
+  touch "$SOFTROCE_WIRE_DIR/$round-$what.listening"
+  wire_wait "$round-$what.done" 240 || true
+  # cmtime's server never ends by itself; the others end with their last connection, or are ended here.
+  local n=0
+  while kill -0 "$pid" 2>/dev/null && [ "$n" -lt 150 ]; do
+    if [ "$what" = cmtime ] && [ "${round#c}" != "$round" ]; then break; fi
+    n=$((n + 1)); sleep 0.1
+  done
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || rc=$?
+  echo "server exit $rc" >> "$out"
+  counters >> "$out"
+}
+
+client() {   # client ROUND WHAT OUT: B's side of one benchmark, timed by its own clock
+  local round=$1 what=$2 out=$3 rc=0
+  if wire_wait "$round-$what.listening" 240; then
+    case "$round:$what" in
+      c*:cmtime)     timeout 150 cmtime -s "$SOFTROCE_PEER_ADDR" -p "$CM_PORT_C" -c "$CM_CONNECTIONS" > "$out" 2>&1 || rc=$? ;;
+      java:cmtime)   timeout 150 "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.CmTime client \
+                       "$SOFTROCE_PEER_ADDR" "$CM_PORT_JAVA" "$CM_CONNECTIONS" "$CM_PASSES" > "$out" 2>&1 || rc=$? ;;
+      c*:pingpong-*) timeout "$PP_TIMEOUT" "$NATIVE/cm_pingpong" client "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" \
+                       "$PP_COUNT" "$PP_WARMUP" > "$out" 2>&1 || rc=$? ;;
+      java:pingpong-*) timeout "$PP_TIMEOUT" "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.PingPong client \
+                       "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" "$PP_COUNT" "$PP_WARMUP" > "$out" 2>&1 || rc=$? ;;
+    esac
+  else
+    rc=125
+  fi
+  echo "client exit $rc" >> "$out"
+  counters >> "$out"
+  touch "$SOFTROCE_WIRE_DIR/$round-$what.done"
+}
+
+guest() {   # guest A|B
+  local round what
+  uname -r > "$SOFTROCE_OUT/guest-kernel.txt"
+  for round in "${ROUNDS[@]}"; do
+    for what in cmtime $(for s in $PP_SIZES; do echo "pingpong-$s"; done); do
+      echo "== $round $what ($(cut -d' ' -f1 /proc/uptime) s)"
+      if [ "$1" = A ]; then server "$round" "$what" "$SOFTROCE_OUT/$round-$what.txt"
+      else client "$round" "$what" "$SOFTROCE_OUT/$round-$what.txt"; fi
+    done
+  done
+}
+
+if [ "${1:-}" = --guest ]; then
+  set +e   # every outcome is in a result file; the host's report says which are missing
+  guest "$2"
+  exit 0
+fi
+
+# ---- on the host ----
+cd "$BENCH/.."
+if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'version "2[5-9]'; then
+  export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+fi
+export CM_CONNECTIONS=${CM_CONNECTIONS:-100} CM_PASSES=${CM_PASSES:-2} PP_SIZES=${PP_SIZES:-64 4096} PP_COUNT=${PP_COUNT:-1000} \
+  PP_WARMUP=${PP_WARMUP:-1000} PP_TIMEOUT=${PP_TIMEOUT:-150}
+mode=guests
+case "${1:-}" in
+  --quick) CM_CONNECTIONS=20 PP_COUNT=200 PP_WARMUP=200 ;;
+  --simulated) mode=simulated ;;
+  "") ;;
+  -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  *) echo "two-hosts-cm.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+esac
+if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
+  ./mvnw -B -q -Pbenchmarks -pl benchmarks -am package -DskipTests -Dmaven.javadoc.skip=true
+fi
+export JAR=$BENCH/target/benchmarks.jar NATIVE=$BENCH/target/native
+out=$BENCH/target/results/two-hosts
+mkdir -p "$out"
+
+if [ "$mode" = simulated ]; then
+  java=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$JAR")
+  rm -rf "$out/simulated"; mkdir -p "$out/simulated"
+  "${java[@]}" io.rdmaverbs.benchmarks.connection.CmTime simulated "$CM_CONNECTIONS" | tee "$out/simulated/cmtime.txt"
+  for s in $PP_SIZES; do
+    "${java[@]}" io.rdmaverbs.benchmarks.connection.PingPong simulated "$s" "$PP_COUNT" "$PP_WARMUP" \
+      | tee "$out/simulated/pingpong-$s.txt"
+  done
+  grep -q '^api close' "$out/simulated/cmtime.txt"
+  for s in $PP_SIZES; do grep -q "^pingpong size $s " "$out/simulated/pingpong-$s.txt"; done
+  echo "simulated smoke run: ok ($out/simulated)"
+  exit 0
+fi
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores"
+  echo "qemu: $(qemu-system-x86_64 --version | head -1), TCG (no KVM), two guests of 1 vCPU and ${SOFTROCE_MEM:-2048} MiB"
+  echo "rdma-core: $(dpkg-query -W -f '${Version}' librdmacm1 2>/dev/null || echo unknown)"
+  echo "jdk: $("$JAVA_HOME/bin/java" -version 2>&1 | sed -n 2p), in the guests C1 only (tools/softroce/java.sh)"
+  echo "git: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (with local changes)')"
+  echo "parameters: $CM_CONNECTIONS connections (Java: $CM_PASSES passes); ping-pong sizes $PP_SIZES, $PP_WARMUP warm-up + $PP_COUNT timed round trips"
+  echo "host load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$out/machine.txt"
+
+rc=0
+SOFTROCE_TWO_CMD_TIMEOUT=${SOFTROCE_TWO_CMD_TIMEOUT:-1200} tools/softroce/two-hosts.sh --out "$out" \
+  --env JAR --env NATIVE --env CM_CONNECTIONS --env CM_PASSES --env PP_SIZES --env PP_COUNT --env PP_WARMUP --env PP_TIMEOUT \
+  "bash $BENCH/two-hosts-cm.sh --guest A" "bash $BENCH/two-hosts-cm.sh --guest B" || rc=$?
+{ echo "host load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "guest kernel: $(cat "$out/A/guest-kernel.txt" 2>/dev/null)"; } >> "$out/machine.txt"
+python3 "$BENCH/two-hosts-report.py" "$out" > "$out/report.md" || rc=1
+echo "report: $out/report.md"
+exit "$rc"
