@@ -318,6 +318,7 @@ wire_link_ready() {
 step_link_cut_a() {
   local t0 rc=0
   rxe_stats before-cut
+  cm_counters before-cut
   ip link set eth0 down || { fail link-cut "ip link set eth0 down"; return 1; }
   t0=$(now_ms)
   signal a.link.down
@@ -333,7 +334,36 @@ step_link_cut_a() {
   signal a.link.up
   pass link-cut
 }
+# What each kernel and JVM hold while a reconnect is slow: the CM ids and QPs, rxe's counters, the
+# neighbour and address tables, and (A) the JVM's threads, in $out/stuck-*.txt.
+# ib_cm's per-port message counters (sent, received, retried, duplicates: REQ, REP, RTU, REJ, DREQ...).
+cm_counters() {
+  local d
+  for d in /sys/class/infiniband_cm/"$SOFTROCE_WIRE_DEV"/1/*/; do
+    printf '%s' "$(basename "$d"):"
+    (cd "$d" && for f in *; do printf ' %s=%s' "$f" "$(cat "$f")"; done)
+    echo
+  done > "$out/cm-counters-$1.txt" 2>&1
+}
+diagnose() {
+  cm_counters "stuck-$1"
+  local i
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    echo "--- +$i"; rdma resource show cm_id | grep -v 'comm \['; sleep 0.5
+  done > "$out/stuck-$1-cm_ids.txt" 2>&1
+  { rdma resource show cm_id; rdma resource show qp; } > "$out/stuck-$1-resources.txt" 2>&1
+  rxe_stats "stuck-$1"
+  { ip -6 addr show dev eth0; ip -6 neigh show dev eth0; } > "$out/stuck-$1-net.txt" 2>&1
+  if [ -n "$JVM" ]; then "${SOFTROCE_JDK:-$SOFTROCE_DEFAULT_JDK}/bin/jcmd" "$JVM" Thread.print > "$out/stuck-$1-threads.txt" 2>&1; fi
+}
+any_on_wire() { local f; for f; do [ -e "$wire/$f" ] && return 0; done; return 1; }
 step_link_cut_recovery_a() {
+  wait_for "$((RECONNECT_BOUND + 150))" "B's b.link-cut.done" any_on_wire b.link-cut.done b.recovery.slow \
+    || { fail link-cut-recovery "$WHY"; return 1; }
+  if on_wire b.recovery.slow; then
+    diagnose recovery
+    signal a.diagnosed
+  fi
   wire_wait b.link-cut.done "$((RECONNECT_BOUND + 150))" || { fail link-cut-recovery "$WHY"; return 1; }
   pass link-cut-recovery
 }
@@ -343,6 +373,7 @@ step_link_cut_b() {
   wire_wait a.link.down 60 || { fail link-cut "$WHY"; return 1; }
   t0=$(now_ms)
   rxe_stats cut
+  cm_counters cut
   wait_for "$LINKCUT_BOUND" "peer-echo not CONNECTED after A's eth0 went down" peer_not CONNECTED \
     || { save_health linkcut; rxe_stats undetected; fail link-cut "$WHY ($(peer_seen))"; return 1; }
   rxe_stats detected
@@ -364,6 +395,11 @@ step_link_cut_b() {
 step_link_cut_recovery_b() {
   local t0
   t0=$(now_ms)
+  if ! wait_for 20 "peer-echo CONNECTED again after A's eth0 came back" peer_is CONNECTED; then
+    diagnose recovery
+    signal b.recovery.slow
+    wire_wait a.diagnosed 60
+  fi
   if ! wait_for "$RECONNECT_BOUND" "peer-echo CONNECTED again after A's eth0 came back" peer_is CONNECTED; then
     save_health linkup
     known link-cut-recovery "$WHY ($(peer_seen))"
