@@ -5,6 +5,12 @@
 #   2. cmtime: 20 connections from B to A, its per-step times printed
 #   3. link cut: B takes eth0 down, an rping attempt must fail within LINKCUT_BOUND s; B brings
 #      eth0 up and rping must work again within the same bound
+#   4. live cut, a kernel finding checked as such: while B's rping streams to A, A takes eth0
+#      down for LIVECUT_HOLD s and up; in Debian's 6.1 kernel A's rxe1 then neither sends nor
+#      receives a packet (rxe's counters stay put) and B's new rping connections all time out,
+#      until the rxe link is deleted and added again. The check passes while that holds, and
+#      fails, saying so, once a kernel recovers: then issue 13's link-cut-recovery step can be
+#      gated. Last, since it leaves A's rxe1 unusable.
 #
 # usage: two-hosts-selftest.sh [--out DIR]   (default ./target/softroce/two-hosts-selftest)
 # Ends with "two-hosts selftest: N passed, N failed"; exit 0 only if nothing failed.
@@ -14,6 +20,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 CONNECTIONS=20
 LINKCUT_BOUND=30
+LIVECUT_PORT=7175
+LIVECUT_HOLD=20
 now_ms() { date +%s%3N; }
 
 # ---- inside the guests ----
@@ -42,6 +50,11 @@ rping_client() {   # rping_client COUNT ATTEMPTS: retried while A is not listeni
   done
   return 1
 }
+# rxe's packet counters on the wire's device: "sent N received M".
+rxe_counters() {
+  rdma statistic show link "$SOFTROCE_WIRE_DEV/1" 2>/dev/null \
+    | sed -nE 's/.* sent_pkts ([0-9]+) rcvd_pkts ([0-9]+) .*/sent \1 received \2/p'
+}
 wire_ready() {
   ip -6 -o addr show dev "$SOFTROCE_WIRE_NETDEV" scope link | grep -v tentative | grep -q "${SOFTROCE_ADDR%%%*}/" \
     && [ "$(cat "/sys/class/infiniband/$SOFTROCE_WIRE_DEV/ports/1/state")" = "4: ACTIVE" ]
@@ -68,6 +81,26 @@ guest_a() {
   cm_listening && touch "$SOFTROCE_WIRE_DIR/linkcut.listening"
   wire_wait linkcut.done 150
   local rc=$?
+  kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
+
+  # Last, since it leaves A's rxe1 unusable: the cut under a live connection (see the header).
+  echo "== live cut: eth0 down on A under B's streaming rping"
+  rping -s -P -a "$SOFTROCE_ADDR" -p "$LIVECUT_PORT" > "$out/livecut-server.txt" 2>&1 &
+  srv=$!
+  cm_listening && touch "$SOFTROCE_WIRE_DIR/livecut.listening"
+  wire_wait livecut.streaming 60 || rc=1
+  rxe_counters > "$out/livecut-before.txt"
+  ip link set "$SOFTROCE_WIRE_NETDEV" down
+  sleep "$LIVECUT_HOLD"
+  ip link set "$SOFTROCE_WIRE_NETDEV" up
+  local n=0
+  until wire_ready; do n=$((n + 1)); [ "$n" -lt 300 ] || break; sleep 0.1; done
+  rxe_counters > "$out/livecut-up.txt"
+  touch "$SOFTROCE_WIRE_DIR/livecut.up"
+  wire_wait livecut.done 120 || rc=1
+  rxe_counters > "$out/livecut-end.txt"
+  echo "live cut: A's rxe1 from eth0 up to B's last attempt: $(cat "$out/livecut-up.txt") -> $(cat "$out/livecut-end.txt")" \
+    | tee "$out/livecut.txt"
   kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
   return "$rc"
 }
@@ -113,6 +146,22 @@ guest_b() {
   done
   echo "link up: rping exit $rc after $(($(now_ms) - t0)) ms" | tee -a "$out/linkcut.txt"
   touch "$SOFTROCE_WIRE_DIR/linkcut.done"
+
+  echo "== live cut: B streams rping to A while A's eth0 goes down and up"
+  wire_wait livecut.listening 60 || return 0
+  # Its first lines only (line-buffered): awk reads on, so that rping never blocks on a full pipe.
+  stdbuf -oL rping -c -a "$SOFTROCE_PEER_ADDR" -p "$LIVECUT_PORT" -C 0 -S 64 -v 2>&1 | awk 'NR <= 5' > "$out/livecut-stream.txt" &
+  sleep 3
+  touch "$SOFTROCE_WIRE_DIR/livecut.streaming"
+  wire_wait livecut.up 120
+  pkill -f "rping -c -a $SOFTROCE_PEER_ADDR -p $LIVECUT_PORT -C 0" 2>/dev/null
+  wait
+  local i
+  for i in 1 2 3; do
+    timeout 10 rping -c -a "$SOFTROCE_PEER_ADDR" -p "$LIVECUT_PORT" -C 1 >> "$out/livecut-attempts.txt" 2>&1
+    echo "live cut: attempt $i after A's eth0 came back: rping exit $?" | tee -a "$out/livecut.txt"
+  done
+  touch "$SOFTROCE_WIRE_DIR/livecut.done"
   # The command's own code says nothing: the host checks each result file.
   return 0
 }
@@ -168,6 +217,20 @@ check "cmtime: server served until the client was done" "$OUT/A/cmtime.txt" '^cm
 check "link cut: rping works before the cut" "$OUT/B/linkcut.txt" '^before the cut: rping exit 0$'
 check "link cut: rping fails within $LINKCUT_BOUND s while eth0 is down" "$OUT/B/linkcut.txt" '^link down: rping failed '
 check "link cut: rping works again after eth0 is up" "$OUT/B/linkcut.txt" '^link up: rping exit 0 after'
+check "live cut: B's rping streamed to A before the cut" "$OUT/B/livecut-stream.txt" '^ping data: rdma-ping-' 1
+livecut_wedged() {   # every attempt after the cut failed, and A's rxe1 counted no packet meanwhile
+  local a="$OUT/A/livecut.txt" b="$OUT/B/livecut.txt"
+  [ "$(grep -c 'rping exit ' "$b" 2>/dev/null)" = 3 ] && ! grep -q 'rping exit 0$' "$b" \
+    && [ -s "$OUT/A/livecut-up.txt" ] && cmp -s "$OUT/A/livecut-up.txt" "$OUT/A/livecut-end.txt" \
+    && grep -q '^live cut: ' "$a"
+}
+if livecut_wedged; then
+  ok "live cut: kernel finding reproduced: A's rxe1 carried no packet after eth0 came back, B's 3 rping attempts failed"
+elif grep -q 'rping exit 0$' "$OUT/B/livecut.txt" 2>/dev/null; then
+  bad "live cut: B reconnected after A's cut: this kernel's rxe recovers, make link-cut-recovery of two-hosts-spring.sh a gated step (docs/softroce.md)"
+else
+  bad "live cut: no clear outcome (see A/livecut*.txt, B/livecut*.txt)"
+fi
 
 echo "== failures are bounded and named: host, step, exit code"
 set +e
@@ -184,7 +247,7 @@ check "a boot timeout is named" "$OUT/noboot.txt" '^softroce: host A: FAILED, ex
 
 echo "== results"
 sed -n '/^step/,/^cmtime client exit/p' "$OUT/B/cmtime.txt" 2>/dev/null | sed 's/^/  /'
-sed 's/^/  /' "$OUT/B/linkcut.txt" 2>/dev/null || true
+sed 's/^/  /' "$OUT/B/linkcut.txt" "$OUT/A/livecut.txt" "$OUT/B/livecut.txt" 2>/dev/null || true
 grep -h 'guest run' "$OUT/A.log" "$OUT/B.log" 2>/dev/null | sed 's/^/  /' || true
 echo "  wall clock $((WALL / 10)).$((WALL % 10)) s"
 echo "two-hosts selftest: $PASSED passed, $FAILED failed"
