@@ -81,6 +81,9 @@ final class ConnectionsShutdown {
         for (RdmaListener listener : listeners.reversed()) {
             List<RdmaSession> accepted = listener.takeSessions();
             accepted.forEach(s -> departing.add(Departing.ofListener(listener, s)));
+            if (accepted.isEmpty()) {
+                logger.info("RDMA listener '" + listener.name() + "' had no connection to disconnect");
+            }
             stopped.add("listener '" + listener.name() + "' (" + accepted.size() + " connection(s) disconnected)");
         }
         List<Optional<String>> refused = departing.stream().map(d -> d.session().disconnect()).toList();

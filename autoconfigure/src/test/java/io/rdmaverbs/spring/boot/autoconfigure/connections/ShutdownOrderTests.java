@@ -169,6 +169,20 @@ class ShutdownOrderTests {
                 });
     }
 
+    @Test
+    void aListenerWithoutConnectionsSaysSoBetweenItsStopAndTheEventChannel(CapturedOutput output) {
+        a.echoListener().run(listenerSide -> {
+            int from = output.getOut().length();
+
+            listenerSide.close();
+
+            assertThat(connectionLines(output.getOut().substring(from))).startsWith(
+                    "RDMA listener 'echo' stopped listening on [" + a.address() + "]:7471",
+                    "RDMA listener 'echo' had no connection to disconnect",
+                    "RDMA connections: connection manager event channel closed (rdma_destroy_event_channel)");
+        });
+    }
+
     private static String[] peerTo(Host listener) {
         return new String[] { "rdma.verbs.connections.peers.echo.address=" + listener.address(),
             "rdma.verbs.connections.peers.echo.resolve-timeout=500ms",
