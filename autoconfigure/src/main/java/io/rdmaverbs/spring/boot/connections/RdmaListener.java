@@ -115,6 +115,11 @@ public final class RdmaListener {
         RdmaSession session = new RdmaSession("listener '" + name + "' <- " + RdmaPeer.format(request.peerAddress()),
                 connection, handler, this::lost);
         sessions.add(session);
+        if (stopping && sessions.remove(session)) {
+            // Accepted while the shutdown took the sessions: it never saw this one.
+            session.close(Duration.ZERO);
+            return;
+        }
         observer.established("listener", name, Duration.ofNanos(System.nanoTime() - started));
         logger.info("RDMA listener '" + name + "' accepted " + RdmaPeer.format(session.peerAddress()));
         events.publishEvent(new RdmaConnectionAcceptedEvent(this, request.peerAddress(), session));
