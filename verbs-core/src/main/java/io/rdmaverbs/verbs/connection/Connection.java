@@ -316,16 +316,16 @@ public final class Connection implements AutoCloseable {
     /**
      * Disconnects when connected ({@code rdma_disconnect(3)}, unless {@link #disconnect()} was called
      * already), waits at most {@code disconnectWait} for DISCONNECTED (not at all on the event loop, whose
-     * thread delivers it), then releases the connection's resources in dependency order: the QP before its
-     * CQ and PD, the id before its device context goes, the MR before its PD (ibv_destroy_qp(3),
-     * rdma_destroy_id(3), ibv_dereg_mr(3)).
+     * thread delivers it), then releases the connection's resources in dependency order: an unacknowledged
+     * event of the id first, the QP before the id (rdma_destroy_id(3) would leak it), the MR before its PD,
+     * the CQ and its completion channel once no QP uses them.
      *
      * <p>It does not throw when a release is refused: the report names what is left and why, and a later
      * close tries those again (what was released is not released twice). The connection is {@link
      * ConnectionState#CLOSED} once nothing is left; a close after that returns an empty report.
      *
-     * @param disconnectWait how long to wait for DISCONNECTED; zero releases at once (the QP's work requests
-     *        flush all the same, the peer learns of it from its own transport's timeout)
+     * @param disconnectWait how long to wait for DISCONNECTED; zero releases right after the
+     *        {@code rdma_disconnect} (the other side still gets its DREQ, this side does not wait for the DREP)
      * @return what this call released, in order, and what it left
      */
     public CloseReport close(Duration disconnectWait) {
