@@ -40,18 +40,26 @@ ECHO_SIZE=4096
 KERNEL_TYPES=(pd cq qp mr cm_id ctx)
 
 # The shutdown's dependency order in the application log after the SIGTERM, each "what|extended
-# regex" looked for from the line of the one before it on: the connections' phase stops the listener
-# (disconnecting its connections) or the peer and closes the connection manager's event channel (the
-# connections' QPs and ids are released before it, rdma_destroy_event_channel(3) needs them gone),
-# then the verbs teardown releases everything under them and leaves nothing.
+# regex" looked for from the line of the one before it on (one line may say several): the
+# connections' phases, one line per object (A's listener stops listening; every connection is
+# disconnected, then released, QP and id first; a listener or peer without a connection says so
+# once, which stands for both its steps), then the connection manager's event channel is closed
+# (rdma_destroy_event_channel(3) needs the ids gone), then the verbs teardown releases everything
+# under them and leaves nothing.
 if [ "$host" = A ]; then
-  STOPPED="listener stop, its connections disconnected|RDMA connections stopped .*listener 'echo' \([0-9]+ connection\(s\) disconnected\)"
+  SHUTDOWN_ORDER=(
+    "listener stopped listening|RDMA listener 'echo' stopped listening on "
+    "accepted connection disconnected|RDMA listener 'echo' (connection from .* disconnected: |had no connection)"
+    "accepted connection released, QP then id|RDMA listener 'echo' (connection from .* released: .*rdma_destroy_qp .*rdma_destroy_id |had no connection)"
+  )
 else
-  STOPPED="peer stop|RDMA connections stopped .*peer 'echo'"
+  SHUTDOWN_ORDER=(
+    "peer disconnected|RDMA peer 'echo' (disconnected from .*: |stopped connecting to )"
+    "peer connection released, QP then id|RDMA peer 'echo' (connection to .* released: .*rdma_destroy_qp .*rdma_destroy_id |stopped connecting to )"
+  )
 fi
-SHUTDOWN_ORDER=(
-  "$STOPPED"
-  "connection manager event channel closed|event channel closed"
+SHUTDOWN_ORDER+=(
+  "connection manager event channel closed|RDMA connections: connection manager event channel closed"
   "verbs teardown, nothing left|RDMA verbs teardown .*left 0"
 )
 

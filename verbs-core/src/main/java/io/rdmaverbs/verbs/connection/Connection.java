@@ -36,9 +36,11 @@ import org.jspecify.annotations.Nullable;
  * ordinary resources of the graph ({@link #resources()}). Its receive buffers were posted before the
  * handshake. Its {@link #state()} follows the id's CM events.
  *
- * <p>{@link #close()} is graceful: it disconnects (the peer sees DISCONNECTED), waits up to the event
- * channel's {@linkplain io.rdmaverbs.verbs.CmEventChannel#disconnectTimeout() disconnect timeout} for its
- * own DISCONNECTED, then releases everything in dependency order (the QP's work requests flush first).
+ * <p>{@link #close(Duration)} is graceful: it disconnects (the peer sees DISCONNECTED), waits at most the
+ * given time for its own DISCONNECTED, then releases everything in dependency order (the QP's work requests
+ * flush first) and reports what it released; {@link #close()} waits the event channel's
+ * {@linkplain io.rdmaverbs.verbs.CmEventChannel#disconnectTimeout() disconnect timeout} and throws what a
+ * release refused.
  */
 public final class Connection implements AutoCloseable {
 
@@ -57,6 +59,8 @@ public final class Connection implements AutoCloseable {
     private final Object stateChanged = new Object();
     private volatile ConnectionState state = ConnectionState.CONNECTING;
     private volatile byte[] peerPrivateData;
+    /** Whether this side called {@code rdma_disconnect}: a close then only waits for its DISCONNECTED. */
+    private volatile boolean disconnectSent;
 
     private Connection(Connections owner, String name, CmId id, ProtectionDomain pd,
             @Nullable CompletionChannel completionChannel, CompletionQueue cq, QueuePair qp, ConnectionBuffers buffers,
@@ -242,6 +246,7 @@ public final class Connection implements AutoCloseable {
 
     /** {@code rdma_disconnect(3)}: both sides get DISCONNECTED; the QP's work requests flush. */
     public void disconnect() {
+        disconnectSent = true;
         id.disconnect();
     }
 
@@ -295,33 +300,58 @@ public final class Connection implements AutoCloseable {
     // ---- close ------------------------------------------------------------------------------------
 
     /**
-     * Disconnects when connected, waits up to the channel's disconnect timeout for DISCONNECTED, then
-     * releases the connection's resources (QP and id first). Idempotent.
+     * {@link #close(Duration)} with the channel's {@linkplain io.rdmaverbs.verbs.CmEventChannel#disconnectTimeout()
+     * disconnect timeout}. Idempotent.
      *
      * @throws VerbsException when a release failed: the report's first failure; what failed stays open
      */
     @Override
     public void close() {
+        CloseReport report = close(id.channel().disconnectTimeout());
+        if (!report.isComplete()) {
+            throw report.left().getFirst().failure();
+        }
+    }
+
+    /**
+     * Disconnects when connected ({@code rdma_disconnect(3)}, unless {@link #disconnect()} was called
+     * already), waits at most {@code disconnectWait} for DISCONNECTED (not at all on the event loop, whose
+     * thread delivers it), then releases the connection's resources in dependency order: an unacknowledged
+     * event of the id first, the QP before the id (rdma_destroy_id(3) would leak it), the MR before its PD,
+     * the CQ and its completion channel once no QP uses them.
+     *
+     * <p>It does not throw when a release is refused: the report names what is left and why, and a later
+     * close tries those again (what was released is not released twice). The connection is {@link
+     * ConnectionState#CLOSED} once nothing is left; a close after that returns an empty report.
+     *
+     * @param disconnectWait how long to wait for DISCONNECTED; zero releases right after the
+     *        {@code rdma_disconnect} (the other side still gets its DREQ, this side does not wait for the DREP)
+     * @return what this call released, in order, and what it left
+     */
+    public CloseReport close(Duration disconnectWait) {
+        Objects.requireNonNull(disconnectWait, "disconnectWait");
         synchronized (this) {
             if (state == ConnectionState.CLOSED) {
-                return;
+                return new CloseReport(ClosePolicy.CASCADE, List.of(), List.of());
             }
             if (id.isOpen() && id.role() == CmIdRole.CONNECTED) {
-                try {
-                    id.disconnect();
-                } catch (VerbsException e) {
-                    LOG.log(Level.DEBUG, () -> "rdma_disconnect of " + name + " before its close failed", e);
+                if (!disconnectSent) {
+                    try {
+                        disconnect();
+                    } catch (VerbsException e) {
+                        LOG.log(Level.DEBUG, () -> "rdma_disconnect of " + name + " before its close failed", e);
+                    }
                 }
-                if (!owner.isLoopThread()) {
-                    awaitDisconnected(id.channel().disconnectTimeout());
+                if (!owner.isLoopThread() && disconnectWait.isPositive()) {
+                    awaitDisconnected(disconnectWait);
                 }
             }
             CloseReport report = owner.verbs().close(resources(), ClosePolicy.CASCADE);
             owner.forget(this);
-            if (!report.isComplete()) {
-                throw report.left().getFirst().failure();
+            if (report.isComplete()) {
+                moveTo(ConnectionState.CLOSED);
             }
-            moveTo(ConnectionState.CLOSED);
+            return report;
         }
     }
 

@@ -17,8 +17,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 
 import io.rdmaverbs.verbs.CloseRefusedException;
+import io.rdmaverbs.verbs.CloseReport;
 import io.rdmaverbs.verbs.CmIdRole;
 import io.rdmaverbs.verbs.ResourceKind;
+import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.SendRequest;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsResource;
@@ -173,6 +175,77 @@ class ConnectionsTest {
         c.close();
 
         assertThat(accepted.get().awaitDisconnected(WAIT)).isTrue();
+        assertNothingOfAConnectionLeftOnTheClient();
+    }
+
+    @Test
+    void aBoundedCloseDisconnectsAndReportsEachReleaseInDependencyOrder() throws Exception {
+        CompletableFuture<Connection> accepted = new CompletableFuture<>();
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)),
+                request -> accepted.complete(request.accept()));
+        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
+        String qp = c.queuePair().ref().toString();
+
+        CloseReport report = c.close(WAIT);
+
+        assertThat(report.isComplete()).isTrue();
+        // An event of the id still unacknowledged is acknowledged first (rdma_ack_cm_event(3)).
+        List<ResourceRef> released = report.closed().stream().filter(r -> r.kind() != ResourceKind.CM_EVENT).toList();
+        assertThat(released).extracting(ResourceRef::kind).containsExactly(ResourceKind.QUEUE_PAIR,
+                ResourceKind.CM_ID, ResourceKind.MEMORY_REGION, ResourceKind.PROTECTION_DOMAIN,
+                ResourceKind.COMPLETION_QUEUE);
+        assertThat(released.getFirst()).satisfies(r -> {
+            assertThat(r.toString()).isEqualTo(qp);
+            assertThat(r.releaseVerb()).as("a QP made on a CM id").isEqualTo("rdma_destroy_qp");
+        });
+        assertThat(accepted.get().awaitDisconnected(WAIT)).as("the other side saw DISCONNECTED").isTrue();
+        assertThat(c.state()).isEqualTo(ConnectionState.CLOSED);
+        assertThat(c.close(WAIT).closed()).as("a second close releases nothing").isEmpty();
+        assertNothingOfAConnectionLeftOnTheClient();
+    }
+
+    @Test
+    void aBoundedCloseWhoseDisconnectedNeverComesReleasesOnceTheWaitIsOver() throws Exception {
+        CompletableFuture<Connection> accepted = new CompletableFuture<>();
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)),
+                request -> accepted.complete(request.accept()));
+        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
+        // The other side's port goes down: its DREP never comes back, so no DISCONNECTED here.
+        serverHost.setPortState("rxe0", 1, PortState.DOWN);
+        long started = System.nanoTime();
+
+        CloseReport report = c.close(Duration.ofMillis(300));
+
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        assertThat(took).isLessThan(Duration.ofSeconds(2));
+        assertThat(report.isComplete()).isTrue();
+        assertNothingOfAConnectionLeftOnTheClient();
+    }
+
+    @Test
+    void aBoundedCloseWhoseReleaseIsRefusedReportsWhatIsLeftWithoutThrowingAndALaterCloseFinishesIt()
+            throws Exception {
+        ConnectionListener listener = accepting();
+        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        clientHost.faults().failCall("ibv_dealloc_pd", 1, Errno.EBUSY);
+
+        CloseReport report = c.close(WAIT);
+
+        assertThat(report.left()).singleElement().satisfies(l -> {
+            assertThat(l.resource().kind()).isEqualTo(ResourceKind.PROTECTION_DOMAIN);
+            assertThat(l.failure().errno()).isEqualTo(Errno.EBUSY);
+        });
+        assertThat(report.closed()).extracting(ResourceRef::kind).contains(ResourceKind.QUEUE_PAIR,
+                ResourceKind.CM_ID, ResourceKind.MEMORY_REGION, ResourceKind.COMPLETION_QUEUE)
+                .doesNotContain(ResourceKind.PROTECTION_DOMAIN);
+        assertThat(c.state()).as("not closed while a resource is left").isNotEqualTo(ConnectionState.CLOSED);
+
+        CloseReport again = c.close(Duration.ZERO);
+
+        assertThat(again.closed()).extracting(ResourceRef::kind).containsExactly(ResourceKind.PROTECTION_DOMAIN);
+        assertThat(c.state()).isEqualTo(ConnectionState.CLOSED);
         assertNothingOfAConnectionLeftOnTheClient();
     }
 

@@ -1,7 +1,6 @@
 package io.rdmaverbs.spring.boot.connections;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
@@ -16,11 +15,12 @@ import org.springframework.context.SmartLifecycle;
  * <ul>
  * <li>start: each listener binds and listens, on the startup thread (EADDRINUSE fails the startup);
  * each peer starts connecting on a thread of its own; only a {@code required} peer is waited for;</li>
- * <li>stop (a phase above {@link VerbsTeardown#PHASE}, so it runs first): peers stop their connect loops
- * and disconnect, listeners stop listening and disconnect what they accepted (the other side sees
- * RDMA_CM_EVENT_DISCONNECTED), each connection waiting at most {@code disconnect-timeout} for its
- * DISCONNECTED; then the connection manager's event channel is closed. What is left after that (a
- * connection whose release was refused) is the verbs teardown's, under its policy.</li>
+ * <li>stop (a phase above {@link VerbsTeardown#PHASE}, so it runs first): {@link ConnectionsShutdown}'s
+ * phases, all within {@code disconnect-timeout}: listeners stop listening; peers stop their connect loops
+ * and every connection is disconnected (the other side sees RDMA_CM_EVENT_DISCONNECTED), then waited for;
+ * the flushed work requests are polled; each connection is released, dependents first; the connection
+ * manager's event channel is closed. What is left after that (a connection whose release was refused) is
+ * the verbs teardown's, under its policy.</li>
  * </ul>
  * The stop runs on a thread of its own, so the context waits for it at most
  * {@code spring.lifecycle.timeout-per-shutdown-phase}, even while a peer is in the middle of an attempt
@@ -38,7 +38,8 @@ public final class RdmaConnectionsLifecycle implements SmartLifecycle {
     private volatile boolean running;
 
     /**
-     * @param disconnectTimeout how long the stop waits for each connection's DISCONNECTED
+     * @param disconnectTimeout the bound of the whole stop: of the wait for the connections' DISCONNECTED
+     *        above all
      */
     public RdmaConnectionsLifecycle(RdmaConnectionsFactory factory, Duration disconnectTimeout) {
         this.factory = factory;
@@ -84,24 +85,15 @@ public final class RdmaConnectionsLifecycle implements SmartLifecycle {
 
     @Override
     public void stop() {
-        long started = System.nanoTime();
-        List<String> stopped = new ArrayList<>();
+        ConnectionsShutdown shutdown = new ConnectionsShutdown(disconnectTimeout);
+        List<String> stopped;
         try {
-            for (RdmaPeer peer : factory.peers().reversed()) {
-                peer.stop(disconnectTimeout);
-                stopped.add("peer '" + peer.name() + "'");
-            }
-            for (RdmaListener listener : factory.listeners().reversed()) {
-                int open = listener.sessions().size();
-                listener.stop(disconnectTimeout);
-                stopped.add("listener '" + listener.name() + "' (" + open + " connection(s) disconnected)");
-            }
-            factory.connections().close();
+            stopped = shutdown.run(factory.listeners(), factory.peers(), factory.connections());
         } finally {
             running = false;
         }
         if (!stopped.isEmpty()) {
-            logger.info("RDMA connections stopped in " + Duration.ofNanos(System.nanoTime() - started).toMillis()
+            logger.info("RDMA connections stopped in " + shutdown.elapsed().toMillis()
                     + " ms, before the verbs teardown: " + String.join(", ", stopped)
                     + "; connection manager event channel closed");
         }

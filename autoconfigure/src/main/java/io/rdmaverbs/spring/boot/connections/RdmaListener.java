@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionListener;
 import io.rdmaverbs.verbs.connection.ConnectionRequest;
@@ -114,6 +115,11 @@ public final class RdmaListener {
         RdmaSession session = new RdmaSession("listener '" + name + "' <- " + RdmaPeer.format(request.peerAddress()),
                 connection, handler, this::lost);
         sessions.add(session);
+        if (stopping && sessions.remove(session)) {
+            // Accepted while the shutdown took the sessions: it never saw this one.
+            session.close(Duration.ZERO);
+            return;
+        }
         observer.established("listener", name, Duration.ofNanos(System.nanoTime() - started));
         logger.info("RDMA listener '" + name + "' accepted " + RdmaPeer.format(session.peerAddress()));
         events.publishEvent(new RdmaConnectionAcceptedEvent(this, request.peerAddress(), session));
@@ -132,26 +138,36 @@ public final class RdmaListener {
     }
 
     /**
-     * Stops listening ({@code rdma_destroy_id} of the listening id; requests not taken yet are rejected)
-     * and disconnects every accepted connection gracefully, all within {@code timeout}.
+     * The shutdown's first phase: stops listening ({@code rdma_destroy_id(3)} of the listening id, the
+     * requests not answered yet rejected first) and the heartbeat. What it accepted stays up, for the
+     * shutdown's next phases ({@link #takeSessions()}).
      */
-    void stop(Duration timeout) {
+    void stopListening() {
         stopping = true;
-        long deadline = System.nanoTime() + timeout.toNanos();
         Thread beating = heartbeats;
         if (beating != null) {
             beating.interrupt();
         }
         ConnectionListener l = listening;
+        if (l == null) {
+            return;
+        }
+        InetSocketAddress address = address();
         listening = null;
-        if (l != null) {
-            l.close();
+        l.close(ClosePolicy.CASCADE);
+        logger.info("RDMA listener '" + name + "' stopped listening on " + RdmaPeer.format(address));
+    }
+
+    /** Hands the connections it accepted to the shutdown, which disconnects and releases them. */
+    List<RdmaSession> takeSessions() {
+        List<RdmaSession> taken = List.copyOf(sessions);
+        for (RdmaSession session : taken) {
+            // Removed here, a loss the session reports from now on is the shutdown's, not this listener's.
+            if (sessions.remove(session)) {
+                observer.disconnected("listener", name);
+            }
         }
-        for (RdmaSession session : List.copyOf(sessions)) {
-            sessions.remove(session);
-            session.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-            observer.disconnected("listener", name);
-        }
+        return taken;
     }
 
     @Override

@@ -67,6 +67,8 @@ public final class RdmaPeer {
     private volatile CompletableFuture<String> lost = new CompletableFuture<>();
     private volatile @Nullable Thread loop;
     private volatile boolean stopping;
+    /** Set once the shutdown took the connection ({@link #stopConnecting}): a later one is the loop's to close. */
+    private volatile boolean collected;
     /** Whether the current guarded attempt reached {@link #attempt}: only the loop thread touches it. */
     private boolean attempted;
 
@@ -199,6 +201,7 @@ public final class RdmaPeer {
                 return;
             }
             stopping = false;
+            collected = false;
             transition(PeerState.CONNECTING);
             loop = Thread.ofPlatform().daemon().name("rdma-peer-" + name).start(this::run);
         } finally {
@@ -207,11 +210,14 @@ public final class RdmaPeer {
     }
 
     /**
-     * Stops the connect loop (waking it from a backoff or a wait) and disconnects the connection
-     * gracefully, waiting at most {@code timeout} in all.
+     * The shutdown's second phase, for this peer: stops the connect loop (waking it from a backoff, a wait
+     * or an attempt in progress, whose connection is closed should it still come) and waits at most until
+     * {@code deadline} (System.nanoTime()) for the loop to end. The peer is then STOPPED; its connection,
+     * if any, is handed to the shutdown, which disconnects and releases it. Without one, this logs that the
+     * peer stopped connecting.
      */
-    void stop(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    Optional<RdmaSession> stopConnecting(long deadline) {
+        PeerState was = state;
         Thread thread;
         lock.lock();
         try {
@@ -221,20 +227,35 @@ public final class RdmaPeer {
         } finally {
             lock.unlock();
         }
+        boolean loopEnded = true;
         if (thread != null) {
             thread.interrupt();
             try {
-                thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                loopEnded = thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                loopEnded = false;
             }
         }
-        RdmaSession current = session;
-        session = null;
-        if (current != null) {
-            current.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        RdmaSession current;
+        lock.lock();
+        try {
+            // From here on, a connection the loop still makes is the loop's to close (it outlived the join).
+            collected = true;
+            current = session;
+            session = null;
+        } finally {
+            lock.unlock();
         }
         transition(PeerState.STOPPED);
+        if (current == null) {
+            String error = lastError;
+            logger.info("RDMA peer '" + name + "' stopped connecting to " + format(remoteAddress) + ": not connected ("
+                    + was + ", " + attempts.get() + " attempt(s)" + (error == null ? "" : ", last error: " + error) + ")"
+                    + (loopEnded ? "" : "; its connect loop did not end in time, an attempt that still connects is "
+                            + "closed"));
+        }
+        return Optional.ofNullable(current);
     }
 
     private void run() {
@@ -252,7 +273,7 @@ public final class RdmaPeer {
                 return;
             }
             if (stopping) {
-                connected.close(Duration.ZERO);
+                closeIfLeft(connected);
                 return;
             }
             if (!watch(connected)) {
@@ -341,12 +362,39 @@ public final class RdmaPeer {
             }
         }
         if (stopping) {
+            closeIfLeft(connected);
             return false;
         }
-        session = null;
+        if (!take(connected)) {
+            return false;
+        }
         attempts.set(0);
         connected.close(Duration.ZERO);
         return true;
+    }
+
+    /**
+     * The loop ends while stopping with {@code s} made: the shutdown collects it once the loop ended, unless
+     * it stopped waiting for the loop already; then it is the loop's to close.
+     */
+    private void closeIfLeft(RdmaSession s) {
+        if (collected && take(s)) {
+            s.close(Duration.ZERO);
+        }
+    }
+
+    /** Takes {@code s} from {@link #session}: true for one caller only, the one that closes it. */
+    private boolean take(RdmaSession s) {
+        lock.lock();
+        try {
+            if (session != s) {
+                return false;
+            }
+            session = null;
+            return true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void lostSession(CompletableFuture<String> loss, String reason, List<String> failedCompletions) {

@@ -22,7 +22,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.rdmaverbs.verbs.ClosePolicy;
+import io.rdmaverbs.verbs.CloseReport;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.QueuePair;
@@ -64,7 +67,7 @@ public final class RdmaSession {
     /** How long a completion-thread wait lasts before it checks whether the session is closing. */
     private static final Duration EVENT_WAIT = Duration.ofMillis(200);
     /** How long the completion thread keeps collecting flushed completions after a failure or a disconnect. */
-    private static final Duration FLUSH_GRACE = Duration.ofMillis(100);
+    static final Duration FLUSH_GRACE = Duration.ofMillis(100);
     private static final Duration FLUSH_STEP = Duration.ofMillis(20);
     /** How long a send may wait for a free send buffer, and then for its completion. */
     private static final Duration SEND_WAIT = Duration.ofSeconds(10);
@@ -96,8 +99,20 @@ public final class RdmaSession {
     private final ExecutorService dispatch;
     private final Thread completionThread;
     private final AtomicBoolean ended = new AtomicBoolean();
+    private final AtomicBoolean released = new AtomicBoolean();
     private volatile @Nullable String endReason;
     private volatile boolean disconnectedByPeer;
+    /** Set once a close began: from then on only the close decides when the completion thread ends. */
+    private volatile boolean closing;
+    /** When the close's flush phase ends the completion thread (System.nanoTime()); 0 before it. */
+    private volatile long drainUntil;
+    /** Work requests posted and not completed yet: the flush is over once each of them came back. */
+    private final AtomicInteger outstanding;
+    /** Completions with status WR_FLUSH_ERR polled: what the error state of the QP flushed. */
+    private final AtomicInteger flushed = new AtomicInteger();
+    /** When this side called rdma_disconnect, and when DISCONNECTED arrived (System.nanoTime(); 0: not yet). */
+    private volatile long disconnectSentAt;
+    private volatile long disconnectedAt;
 
     RdmaSession(String owner, Connection connection, @Nullable RdmaMessageHandler handler, Watcher watcher) {
         this.owner = owner;
@@ -118,12 +133,15 @@ public final class RdmaSession {
             freeSendSlots.add(i);
         }
         this.sendsInFlight = new CompletableFuture<?>[slots];
+        // Connection.open posted every receive buffer before the handshake.
+        this.outstanding = new AtomicInteger(buffers.receiveCount());
         this.dispatch = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("rdma-session-" + owner).factory());
         cq.requestNotification(false);
         this.completionThread = Thread.ofPlatform().daemon().name("rdma-completions-" + owner).unstarted(this::poll);
         // The completion thread reports it, with the work requests the disconnect flushed.
         connection.onDisconnect(c -> {
-            disconnectedByPeer = true;
+            disconnectedAt = System.nanoTime();
+            disconnectedByPeer = !closing;
             channel.wakeWaiters();
         });
         // A DISCONNECTED that came before the listener was registered is not replayed to it.
@@ -259,7 +277,14 @@ public final class RdmaSession {
                 } else {
                     send.single(buffers.region(), buffers.sendOffset(slot), length);
                 }
-                qp.postSend(send);
+                // Counted before the post: its completion may be polled before postSend returns.
+                outstanding.incrementAndGet();
+                try {
+                    qp.postSend(send);
+                } catch (RuntimeException e) {
+                    outstanding.decrementAndGet();
+                    throw e;
+                }
             }
         } catch (RuntimeException e) {
             sendsInFlight[slot] = null;
@@ -284,7 +309,8 @@ public final class RdmaSession {
     /**
      * The completion thread: wait for an event, acknowledge it, re-arm, poll until empty. Once a work
      * request failed or the other side disconnected, it keeps polling for {@link #FLUSH_GRACE} so that the
-     * report lists the work requests the error state flushed too (ibv_poll_cq(3): WR_FLUSH_ERR).
+     * report lists the work requests the error state flushed too (ibv_poll_cq(3): WR_FLUSH_ERR). Once a
+     * close began, the close's {@link #flush} phase ends it instead.
      */
     private void poll() {
         try {
@@ -297,10 +323,12 @@ public final class RdmaSession {
 
     private void pollUntilEnded() {
         List<String> failed = new ArrayList<>();
-        long flushDeadline = 0;
-        while (!ended.get()) {
+        long lossDeadline = 0;
+        while (true) {
+            long drain = drainUntil;
             try {
-                Optional<CompletionQueue> event = channel.awaitEvent(flushDeadline == 0 ? EVENT_WAIT : FLUSH_STEP);
+                Optional<CompletionQueue> event = channel.awaitEvent(drain == 0 && lossDeadline == 0 ? EVENT_WAIT
+                        : FLUSH_STEP);
                 if (event.isPresent()) {
                     event.get().acknowledgeEvents(1);
                     cq.requestNotification(false);
@@ -317,9 +345,14 @@ public final class RdmaSession {
                 }
                 return;
             }
-            if (flushDeadline == 0 && (!failed.isEmpty() || disconnectedByPeer)) {
-                flushDeadline = System.nanoTime() + FLUSH_GRACE.toNanos();
-            } else if (flushDeadline != 0 && System.nanoTime() - flushDeadline >= 0) {
+            if (closing) {
+                // Polled at least once since the flush began: over when every work request came back, or at the grace.
+                if (drain != 0 && (outstanding.get() <= 0 || System.nanoTime() - drain >= 0)) {
+                    return;
+                }
+            } else if (lossDeadline == 0 && (!failed.isEmpty() || disconnectedByPeer)) {
+                lossDeadline = System.nanoTime() + FLUSH_GRACE.toNanos();
+            } else if (lossDeadline != 0 && System.nanoTime() - lossDeadline >= 0) {
                 lose(disconnectedByPeer ? "the other side disconnected (RDMA_CM_EVENT_DISCONNECTED)"
                         : "a work request completed in error", summary(failed));
                 return;
@@ -339,6 +372,10 @@ public final class RdmaSession {
         WcStatus status = completions.status(i);
         WcOpcode opcode = completions.opcode(i);
         boolean isSend = (wrId & SEND_BIT) != 0;
+        outstanding.decrementAndGet();
+        if (status == WcStatus.WR_FLUSH_ERR) {
+            flushed.incrementAndGet();
+        }
         if (status != WcStatus.SUCCESS) {
             failed.add((isSend ? "SEND" : "RECV") + " " + status.name());
             if (isSend) {
@@ -368,6 +405,10 @@ public final class RdmaSession {
     }
 
     private void received(int index, int length) {
+        if (ended.get()) {
+            // Closing: no handler gets it, and the buffer is not posted again.
+            return;
+        }
         if (length == 0) {
             repost(index);
             return;
@@ -403,7 +444,13 @@ public final class RdmaSession {
         }
         try {
             synchronized (postLock) {
-                connection.postReceive(index);
+                outstanding.incrementAndGet();
+                try {
+                    connection.postReceive(index);
+                } catch (RuntimeException e) {
+                    outstanding.decrementAndGet();
+                    throw e;
+                }
             }
         } catch (RuntimeException e) {
             lose("reposting receive buffer " + index + " failed: " + e.getMessage());
@@ -441,32 +488,114 @@ public final class RdmaSession {
         return true;
     }
 
+    // ---- close, in the phases of the shutdown -----------------------------------------------------
+
     /**
-     * Ends the session and releases its connection gracefully: {@code rdma_disconnect} (the other side
-     * sees RDMA_CM_EVENT_DISCONNECTED, outstanding work requests flush), a wait of at most {@code timeout}
-     * for the handler in progress and the completion thread, then the connection's resources, children
-     * first. Idempotent.
+     * Ends the session and releases its connection gracefully, the phases of {@link ConnectionsShutdown} for
+     * this one session: {@link #disconnect}, {@link #awaitDisconnected}, {@link #flush}, {@link #release},
+     * all within {@code timeout} (the flush and the wait for the handler in progress get at least one poll).
+     * Idempotent.
      */
     void close(Duration timeout) {
-        end("closed");
         long deadline = System.nanoTime() + timeout.toNanos();
+        disconnect();
+        awaitDisconnected(left(deadline));
+        flush(FLUSH_GRACE.compareTo(left(deadline)) < 0 ? FLUSH_GRACE : left(deadline));
+        release(left(deadline));
+    }
+
+    /**
+     * The disconnect phase: ends the session for senders (each fails with {@link RdmaSessionClosedException})
+     * without telling the owner of a loss, and calls {@code rdma_disconnect(3)} when the connection is up:
+     * the other side sees RDMA_CM_EVENT_DISCONNECTED, this QP moves to ERR and its work requests flush.
+     *
+     * @return why {@code rdma_disconnect} failed; empty when it was called, or not needed (already down)
+     */
+    Optional<String> disconnect() {
+        closing = true;
+        end("closed");
+        if (disconnectSentAt != 0 || connection.state() != ConnectionState.CONNECTED) {
+            return Optional.empty();
+        }
+        disconnectSentAt = System.nanoTime();
+        try {
+            connection.disconnect();
+            return Optional.empty();
+        } catch (RuntimeException e) {
+            logger.debug(owner + ": rdma_disconnect failed", e);
+            return Optional.of(String.valueOf(e.getMessage()));
+        }
+    }
+
+    /**
+     * Waits at most {@code wait} for the connection to be down (RDMA_CM_EVENT_DISCONNECTED, or failed).
+     *
+     * @return how long after this side's {@code rdma_disconnect} it came (zero when this side never sent
+     *         one); empty when it did not come within {@code wait}
+     */
+    Optional<Duration> awaitDisconnected(Duration wait) {
+        if (!connection.awaitDisconnected(wait)) {
+            return Optional.empty();
+        }
+        long sent = disconnectSentAt;
+        if (sent == 0) {
+            return Optional.of(Duration.ZERO);
+        }
+        // The state listener that stamps it runs just after the state moved: now stands in for it until then.
+        long at = disconnectedAt;
+        return Optional.of(Duration.ofNanos(Math.max(0, (at == 0 ? System.nanoTime() : at) - sent)));
+    }
+
+    /**
+     * The flush phase: the completion thread polls what the QP's error state flushed (ibv_poll_cq(3):
+     * WR_FLUSH_ERR) until every outstanding work request came back or {@code grace} is over, at least once,
+     * then ends; this waits for it.
+     *
+     * @return the work requests flushed, over the session's life (none before a disconnect or a failure)
+     */
+    int flush(Duration grace) {
+        closing = true;
+        drainUntil = System.nanoTime() + Math.max(1, grace.toNanos());
         channel.wakeWaiters();
+        try {
+            // It ends within one poll step after the grace; the floor keeps a zero grace from skipping that.
+            completionThread.join(grace.plus(EVENT_WAIT));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return flushed.get();
+    }
+
+    /**
+     * The release phase: waits at most {@code handlerWait} for the handler in progress (it may read a
+     * receive buffer), then releases the connection's resources in dependency order. Idempotent: a second
+     * call releases nothing.
+     *
+     * @return what was released, in order, and what was left with its reason
+     */
+    CloseReport release(Duration handlerWait) {
+        if (!released.compareAndSet(false, true)) {
+            return new CloseReport(ClosePolicy.CASCADE, List.of(), List.of());
+        }
+        closing = true;
+        end("closed");
         dispatch.shutdown();
         try {
-            // Woken above, it leaves within one poll; the floor keeps a zero timeout from skipping that.
-            completionThread.join(left(deadline).compareTo(EVENT_WAIT) < 0 ? EVENT_WAIT : left(deadline));
-            dispatch.awaitTermination(left(deadline).toNanos(), TimeUnit.NANOSECONDS);
+            dispatch.awaitTermination(handlerWait.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         dispatch.shutdownNow();
-        try {
-            connection.close();
-        } catch (RuntimeException e) {
-            logger.warn(owner + ": closing " + connection + " failed: " + e.getMessage());
+        if (completionThread.isAlive()) {
+            // A completion thread not past its flush yet (no close through flush): end it before its CQ goes.
+            flush(Duration.ZERO);
         }
-        synchronized (postLock) {
-            send.close();
+        try {
+            return connection.close(Duration.ZERO);
+        } finally {
+            synchronized (postLock) {
+                send.close();
+            }
         }
     }
 

@@ -22,8 +22,9 @@ import org.springframework.validation.annotation.Validated;
  * @param enabled Whether to create the declared listeners and peers.
  * @param listeners Listeners, by name.
  * @param peers Peers this application connects to, by name.
- * @param disconnectTimeout How long the shutdown waits for each connection's RDMA_CM_EVENT_DISCONNECTED
- *     after rdma_disconnect before the connection's resources are released anyway.
+ * @param disconnectTimeout How long the connections' shutdown takes at most: it waits that long, for all
+ *     connections together, for their RDMA_CM_EVENT_DISCONNECTED after rdma_disconnect before their
+ *     resources are released anyway.
  */
 @ConfigurationProperties(ConnectionDeclarations.PREFIX)
 @Validated
