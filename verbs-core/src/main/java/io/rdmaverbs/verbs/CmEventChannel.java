@@ -7,10 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
@@ -40,21 +37,18 @@ public final class CmEventChannel extends VerbsResource {
 
     /** How long, by default, a cascade close of a connected id waits for its {@code RDMA_CM_EVENT_DISCONNECTED}. */
     public static final Duration DEFAULT_DISCONNECT_TIMEOUT = Duration.ofSeconds(2);
-    /** How long a waiter steps aside for an id's destroy before it looks again. */
-    private static final long STEP_ASIDE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
     final CmChannelHandle handle;
     final ConnectionVerbs cm;
     /**
      * Held while an event is read and linked into the graph, and while an id of this channel is destroyed:
      * between {@code rdma_get_cm_event} and the event's link to its id, {@code rdma_destroy_id} of that id
-     * would block (the event is held but the graph does not know it yet).
+     * would block (the event is held but the graph does not know it yet). Never held while waiting for an
+     * event, so a destroy waits for one read-and-link at most, never for a waiter to be woken.
      */
     private final ReentrantLock eventLock = new ReentrantLock();
     /** Bumped by {@link #wakeWaiters()}: a waiter that saw it change returns empty. */
     private final AtomicLong wakes = new AtomicLong();
-    /** Id destroys waiting for {@link #eventLock}: waiters keep out of {@code rdma_get_cm_event} meanwhile. */
-    private final AtomicInteger idDestroys = new AtomicInteger();
     /**
      * Events a closing id's thread read on behalf of the channel's waiters (it reads the channel while
      * waiting for its own DISCONNECTED): handed out by {@link #awaitEvent} first, in arrival order.
@@ -132,42 +126,20 @@ public final class CmEventChannel extends VerbsResource {
             long slice = Math.min(remainingMillis, CompletionChannel.WAIT_SLICE_MILLIS);
             enter();
             try {
-                CmEvent early = readAhead.poll();
-                if (early != null) {
-                    return Optional.of(early);
+                CmEvent event = readAhead.poll();
+                if (event == null && wakes.get() == woken && cm.awaitEventReady(handle, slice)) {
+                    event = readNow();
                 }
-                if (idDestroys.get() > 0) {
-                    LockSupport.parkNanos(STEP_ASIDE_NANOS);
-                    continue;
+                if (event == null) {
+                    // A closing id's thread may have read it for us meanwhile.
+                    event = readAhead.poll();
                 }
-                if (!eventLock.tryLock(slice, TimeUnit.MILLISECONDS)) {
-                    continue;
+                if (event != null) {
+                    return Optional.of(event);
                 }
-                try {
-                    if (wakes.get() != woken) {
-                        return Optional.empty();
-                    }
-                    checkOpen();
-                    early = readAhead.poll();
-                    if (early != null) {
-                        return Optional.of(early);
-                    }
-                    if (idDestroys.get() > 0) {
-                        continue;
-                    }
-                    CmEvent event = readLocked(slice);
-                    if (event != null) {
-                        return Optional.of(event);
-                    }
-                    if (wakes.get() != woken) {
-                        return Optional.empty();
-                    }
-                } finally {
-                    eventLock.unlock();
+                if (wakes.get() != woken || Thread.currentThread().isInterrupted()) {
+                    return Optional.empty();
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return Optional.empty();
             } catch (VerbsException e) {
                 throw e.about(ref().toString());
             } finally {
@@ -195,14 +167,19 @@ public final class CmEventChannel extends VerbsResource {
     // ---- reading events ---------------------------------------------------------------------------
 
     /**
-     * Reads one event under {@link #eventLock} and links it into the graph. An event that cannot be
-     * linked, because its id (or this channel) is being closed, is followed (the id's role) and
-     * acknowledged at once, and a CONNECT_REQUEST that cannot be handed out is rejected: null then, as on
-     * a timeout.
+     * Reads the event {@link ConnectionVerbs#awaitEventReady} saw, under {@link #eventLock}, and links it
+     * into the graph; the read does not block. Null when another thread read it first, or when it cannot
+     * be linked because its id (or this channel) is being closed: it is then followed (the id's role) and
+     * acknowledged at once, and a CONNECT_REQUEST that cannot be handed out is rejected.
      */
-    private @Nullable CmEvent readLocked(long sliceMillis) {
-        CmEventHandle h = cm.getEvent(handle, sliceMillis);
-        return h == null ? null : link(h);
+    private @Nullable CmEvent readNow() {
+        eventLock.lock();
+        try {
+            CmEventHandle h = cm.getEvent(handle, 0);
+            return h == null ? null : link(h);
+        } finally {
+            eventLock.unlock();
+        }
     }
 
     private @Nullable CmEvent link(CmEventHandle h) {
@@ -263,26 +240,21 @@ public final class CmEventChannel extends VerbsResource {
             return false;
         }
         try {
-            if (!eventLock.tryLock(sliceMillis, TimeUnit.MILLISECONDS)) {
+            if (!cm.awaitEventReady(handle, sliceMillis)) {
+                return !Thread.currentThread().isInterrupted();
+            }
+            CmEvent event = readNow();
+            if (event == null) {
                 return true;
             }
-            try {
-                CmEvent event = readLocked(sliceMillis);
-                if (event == null) {
-                    return true;
-                }
-                if (event.cmId() == closer) {
-                    event.close(ClosePolicy.CASCADE);
-                } else {
-                    readAhead.add(event);
-                }
-                return true;
-            } finally {
-                eventLock.unlock();
+            if (event.cmId() == closer) {
+                event.close(ClosePolicy.CASCADE);
+            } else {
+                readAhead.add(event);
+                // A waiter in awaitEventReady would not see it before its slice ends otherwise.
+                wakeWaitersIfOpen();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
+            return true;
         } finally {
             if (entered) {
                 exit();
@@ -296,22 +268,16 @@ public final class CmEventChannel extends VerbsResource {
     }
 
     /**
-     * Takes {@link #eventLock} for the destroy of one of this channel's ids, waking the waiter inside
-     * {@code rdma_get_cm_event} and keeping the others out until {@link #unlockAfterIdDestroy()}.
+     * Takes {@link #eventLock} for the destroy of one of this channel's ids, until
+     * {@link #unlockAfterIdDestroy()}: it waits for one read-and-link at most, and wakes nobody (the
+     * waiters wait outside the lock).
      */
     void lockForIdDestroy() {
-        idDestroys.incrementAndGet();
-        try {
-            cm.wakeEventWaiters(handle);
-        } catch (RuntimeException e) {
-            // Best effort: the destroy then waits for the waiter's slice.
-        }
         eventLock.lock();
     }
 
     void unlockAfterIdDestroy() {
         eventLock.unlock();
-        idDestroys.decrementAndGet();
     }
 
     // ---- the graph --------------------------------------------------------------------------------

@@ -39,12 +39,14 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     private static final VarHandle DEPENDENTS;
     private static final VarHandle LEASES;
+    private static final VarHandle PARENTS;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             DEPENDENTS = lookup.findVarHandle(VerbsResource.class, "dependents", Set.class);
             LEASES = lookup.findVarHandle(VerbsResource.class, "leases", Set.class);
+            PARENTS = lookup.findVarHandle(VerbsResource.class, "parents", List.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -442,18 +444,21 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /**
      * Links this live resource under one more parent: a CM id under the device context librdmacm
-     * resolved it to. The caller has entered both.
+     * resolved it to. The caller has entered both, so neither can be released meanwhile. Never under the
+     * {@link #lifetime} monitor: a close holds it while it waits for the operations in flight, and the
+     * caller is one of them (an event of the id linked as the id's close begins).
      */
     final void addParent(VerbsResource parent) {
-        synchronized (lifetime) {
-            List<VerbsResource> now = parents;
+        List<VerbsResource> now;
+        List<VerbsResource> more;
+        do {
+            now = parents;
             if (now.contains(parent)) {
                 return;
             }
-            List<VerbsResource> more = new ArrayList<>(now);
+            more = new ArrayList<>(now);
             more.add(parent);
-            parents = List.copyOf(more);
-            parent.dependentSet().add(this);
-        }
+        } while (!PARENTS.compareAndSet(this, now, List.copyOf(more)));
+        parent.dependentSet().add(this);
     }
 }

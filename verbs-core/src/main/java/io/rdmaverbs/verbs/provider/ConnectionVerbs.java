@@ -97,17 +97,32 @@ public interface ConnectionVerbs {
 
     /**
      * Waits up to {@code timeoutMillis} (negative: without limit) for an event on the channel
-     * ({@code poll(2)} on its descriptor, then {@code rdma_get_cm_event(3)}).
+     * ({@code poll(2)} on its descriptor, then {@code rdma_get_cm_event(3)}). A zero timeout never blocks
+     * and leaves a pending wake to the waiters: it returns the event queued now, or {@code null} (another
+     * reader may have taken the one {@link #awaitEventReady} saw).
      *
      * @return the event, held until {@link #ackEvent}, or {@code null} on timeout or wake
      */
     @Nullable CmEventHandle getEvent(CmChannelHandle channel, long timeoutMillis);
 
+    /**
+     * Waits up to {@code timeoutMillis} (negative: without limit) until an event can be read from the
+     * channel, without reading it ({@code poll(2)} on its descriptor): the caller then reads it with
+     * {@code getEvent(channel, 0)}. This lets a caller wait outside the lock it holds while reading, which
+     * {@code rdma_destroy_id(3)} of the channel's ids needs (an event read and not yet known to the caller
+     * would make that destroy block). Not a verb. An interrupted thread stops waiting with its interrupt
+     * status left set.
+     *
+     * @return true when an event can be read now; false on timeout, wake ({@link #wakeEventWaiters}, which
+     *         this wait then consumes) or interrupt
+     */
+    boolean awaitEventReady(CmChannelHandle channel, long timeoutMillis);
+
     /** {@code rdma_ack_cm_event(3)}; an event already acknowledged is refused (IllegalStateException). */
     void ackEvent(CmEventHandle event);
 
     /**
-     * Wakes the threads waiting in {@link #getEvent} on the channel, as
+     * Wakes the threads waiting in {@link #getEvent} or {@link #awaitEventReady} on the channel, as
      * {@link CompletionVerbs#wakeCqEventWaiters} does for CQ events (same semantics). Not a verb.
      */
     void wakeEventWaiters(CmChannelHandle channel);

@@ -258,27 +258,50 @@ final class NativeConnectionVerbs implements ConnectionVerbs {
      */
     @Override
     public @Nullable CmEventHandle getEvent(CmChannelHandle channel, long timeoutMillis) {
-        NativeCmChannel ch = provider.live(Objects.requireNonNull(channel, "channel"), NativeCmChannel.class);
+        NativeCmChannel ch = channel(channel);
+        if (timeoutMillis == 0) {
+            // The descriptor is non-blocking, so the read alone cannot block: no poll, which would
+            // also drain a wake meant for a waiter in awaitEventReady.
+            return read(ch);
+        }
         MemorySegment state = CallState.current();
         long deadline = EventDescriptors.deadline(timeoutMillis);
-        CmEvent event;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pollFds = EventDescriptors.pollFds(arena);
-            while (true) {
-                if (!EventDescriptors.awaitReadable(ch, ch.fd(), ch.wake(), pollFds, deadline, state)) {
-                    return null;
-                }
-                try {
-                    event = cm.getEvent(ch.pointer());
-                    break;
-                } catch (VerbsException e) {
-                    // EAGAIN: another thread read the event between poll and read, or librdmacm consumed
-                    // it internally; wait for the next one.
-                    if (!Errno.EAGAIN.equals(e.errno()) && !Errno.EINTR.equals(e.errno())) {
-                        throw e;
-                    }
+            while (EventDescriptors.awaitReadable(ch, ch.fd(), ch.wake(), pollFds, deadline, state)) {
+                NativeCmEvent event = read(ch);
+                if (event != null) {
+                    return event;
                 }
             }
+            return null;
+        }
+    }
+
+    /** {@code poll(2)} on the channel's descriptor and its wake descriptor, as {@link #getEvent} waits. */
+    @Override
+    public boolean awaitEventReady(CmChannelHandle channel, long timeoutMillis) {
+        NativeCmChannel ch = channel(channel);
+        MemorySegment state = CallState.current();
+        try (Arena arena = Arena.ofConfined()) {
+            return EventDescriptors.awaitReadable(ch, ch.fd(), ch.wake(), EventDescriptors.pollFds(arena),
+                    EventDescriptors.deadline(timeoutMillis), state);
+        }
+    }
+
+    /**
+     * {@code rdma_get_cm_event} on the non-blocking descriptor: the event, or null on EAGAIN (another
+     * thread read it since the poll, or librdmacm consumed it internally).
+     */
+    private @Nullable NativeCmEvent read(NativeCmChannel ch) {
+        CmEvent event;
+        try {
+            event = cm.getEvent(ch.pointer());
+        } catch (VerbsException e) {
+            if (Errno.EAGAIN.equals(e.errno()) || Errno.EINTR.equals(e.errno())) {
+                return null;
+            }
+            throw e;
         }
         return held(ch, event);
     }
@@ -362,6 +385,10 @@ final class NativeConnectionVerbs implements ConnectionVerbs {
     }
 
     // ---- checks -------------------------------------------------------------------------------------
+
+    private NativeCmChannel channel(@Nullable CmChannelHandle channel) {
+        return provider.live(Objects.requireNonNull(channel, "channel"), NativeCmChannel.class);
+    }
 
     private NativeCmId id(@Nullable CmIdHandle id) {
         return provider.live(Objects.requireNonNull(id, "id"), NativeCmId.class);

@@ -476,41 +476,73 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     public @Nullable CmEventHandle getEvent(CmChannelHandle channel, long timeoutMillis) {
         SimCmChannel ch = own(channel, SimCmChannel.class);
         uverbs.call("rdma_get_cm_event", null, ch.describe());
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(timeoutMillis, 0));
         network.lock.lock();
         try {
-            while (true) {
-                ch.requireUsable();
-                long now = System.nanoTime();
-                SimCmEvent head = ch.queued.isEmpty() ? null : ch.queued.getFirst();
-                if (head != null && head.dueNanos - now <= 0) {
-                    ch.queued.removeFirst();
-                    head.returned = true;
-                    ch.held.add(head);
-                    return head;
-                }
-                if (ch.wakePending) {
-                    ch.wakePending = false;
-                    return null;
-                }
-                long wait = timeoutMillis < 0 ? Long.MAX_VALUE : deadline - now;
-                if (wait <= 0) {
-                    return null;
-                }
-                if (head != null) {
-                    wait = Math.min(wait, head.dueNanos - now);
-                }
-                try {
-                    ch.eventArrived.awaitNanos(wait);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new VerbsException("rdma_get_cm_event", ch.describe(), Errno.EINTR,
-                            "interrupted while waiting for a CM event");
-                }
+            // A zero timeout reads what is due now and leaves a pending wake, as the native read alone does.
+            SimCmEvent head = timeoutMillis == 0 ? dueHead(ch) : awaitDue(ch, timeoutMillis);
+            if (head == null) {
+                return null;
             }
+            ch.queued.removeFirst();
+            head.returned = true;
+            ch.held.add(head);
+            return head;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VerbsException("rdma_get_cm_event", ch.describe(), Errno.EINTR,
+                    "interrupted while waiting for a CM event");
         } finally {
             network.lock.unlock();
         }
+    }
+
+    /** Not counted by the fault plan: it is the {@code poll(2)} before {@code rdma_get_cm_event}, not a verb. */
+    @Override
+    public boolean awaitEventReady(CmChannelHandle channel, long timeoutMillis) {
+        SimCmChannel ch = own(channel, SimCmChannel.class);
+        network.lock.lock();
+        try {
+            return awaitDue(ch, timeoutMillis) != null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            network.lock.unlock();
+        }
+    }
+
+    /**
+     * Waits, under the network's lock, until the channel's first event is due, and returns it (still
+     * queued); null on timeout or wake, which this consumes. An event wins over a wake that came with it.
+     */
+    private @Nullable SimCmEvent awaitDue(SimCmChannel ch, long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(timeoutMillis, 0));
+        while (true) {
+            SimCmEvent head = dueHead(ch);
+            if (head != null) {
+                return head;
+            }
+            if (ch.wakePending) {
+                ch.wakePending = false;
+                return null;
+            }
+            long now = System.nanoTime();
+            long wait = timeoutMillis < 0 ? Long.MAX_VALUE : deadline - now;
+            if (wait <= 0) {
+                return null;
+            }
+            if (!ch.queued.isEmpty()) {
+                wait = Math.min(wait, ch.queued.getFirst().dueNanos - now);
+            }
+            ch.eventArrived.awaitNanos(wait);
+        }
+    }
+
+    /** The channel's first event if it is due, under the network's lock; refuses a destroyed channel. */
+    private static @Nullable SimCmEvent dueHead(SimCmChannel ch) {
+        ch.requireUsable();
+        SimCmEvent head = ch.queued.isEmpty() ? null : ch.queued.getFirst();
+        return head != null && head.dueNanos - System.nanoTime() <= 0 ? head : null;
     }
 
     /** Not counted by the fault plan: like {@code ibv_ack_cq_events}, it cannot fail in librdmacm. */

@@ -2,6 +2,7 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
@@ -270,6 +271,49 @@ class NativeConnectionVerbsTest {
             assertThat(cm.getEvent(channel, 50)).as("nothing more").isNull();
         } finally {
             cm.destroyId(id);
+            cm.destroyEventChannel(channel);
+        }
+    }
+
+    @Test
+    void anEventIsReadyBeforeItIsReadAndAReadThatDoesNotWaitTakesItOrFindsNothing() {
+        NativeVerbsProvider rdma = kernel();
+        ConnectionVerbs cm = rdma.connectionVerbs();
+        CmChannelHandle channel = cm.createEventChannel();
+        CmIdHandle id = cm.createId(channel, CmPortSpace.TCP);
+        try {
+            assertThat(cm.getEvent(channel, 0)).as("nothing queued: EAGAIN, not a block").isNull();
+            cm.resolveAddr(id, null, new InetSocketAddress(address, 7471), RESOLVE);
+
+            assertThat(cm.awaitEventReady(channel, EVENT_WAIT_MILLIS)).isTrue();
+            assertThat(cm.awaitEventReady(channel, 0)).as("the event was not read").isTrue();
+            CmEventHandle resolved = cm.getEvent(channel, 0);
+            assertThat(resolved).isNotNull();
+            assertThat(resolved.type()).isEqualTo(CmEventType.ADDR_RESOLVED);
+            cm.ackEvent(resolved);
+            assertThat(cm.awaitEventReady(channel, 50)).as("nothing more").isFalse();
+            assertThat(cm.getEvent(channel, 0)).isNull();
+        } finally {
+            cm.destroyId(id);
+            cm.destroyEventChannel(channel);
+        }
+    }
+
+    /** What CmEventChannel relies on to destroy an id outside the wait: the kernel drops unread events. */
+    @Test
+    void anIdWhoseEventIsQueuedButUnreadIsDestroyedAtOnceAndTheKernelDropsTheEvent() {
+        NativeVerbsProvider rdma = kernel();
+        ConnectionVerbs cm = rdma.connectionVerbs();
+        CmChannelHandle channel = cm.createEventChannel();
+        try {
+            CmIdHandle id = cm.createId(channel, CmPortSpace.TCP);
+            cm.resolveAddr(id, null, new InetSocketAddress(address, 7471), RESOLVE);
+            assertThat(cm.awaitEventReady(channel, EVENT_WAIT_MILLIS)).isTrue();
+
+            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> cm.destroyId(id));
+
+            assertThat(cm.getEvent(channel, 0)).as("ADDR_RESOLVED went with its id").isNull();
+        } finally {
             cm.destroyEventChannel(channel);
         }
     }

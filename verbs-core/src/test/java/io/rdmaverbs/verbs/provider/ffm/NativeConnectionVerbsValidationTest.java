@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import io.rdmaverbs.verbs.attr.QpCapabilities;
@@ -99,6 +101,7 @@ class NativeConnectionVerbsValidationTest {
         assertThatThrownBy(() -> verbs.createId(foreignChannel, CmPortSpace.TCP))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> verbs.getEvent(foreignChannel, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> verbs.awaitEventReady(foreignChannel, 0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> verbs.destroyEventChannel(foreignChannel))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> verbs.wakeEventWaiters(foreignChannel)).isInstanceOf(IllegalArgumentException.class);
@@ -122,6 +125,8 @@ class NativeConnectionVerbsValidationTest {
         assertThatThrownBy(() -> verbs.createId(channel, CmPortSpace.TCP)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("rdma_event_channel@0x");
         assertThatThrownBy(() -> verbs.getEvent(channel, 0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> verbs.awaitEventReady(channel, 0)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("rdma_event_channel@0x");
         assertThatThrownBy(() -> verbs.destroyEventChannel(channel)).isInstanceOf(IllegalStateException.class);
     }
 
@@ -131,6 +136,8 @@ class NativeConnectionVerbsValidationTest {
 
         assertThatThrownBy(() -> verbs.destroyId(null)).isInstanceOf(NullPointerException.class).hasMessage("id");
         assertThatThrownBy(() -> verbs.getEvent(null, 0)).isInstanceOf(NullPointerException.class)
+                .hasMessage("channel");
+        assertThatThrownBy(() -> verbs.awaitEventReady(null, 0)).isInstanceOf(NullPointerException.class)
                 .hasMessage("channel");
         assertThatThrownBy(() -> verbs.createId(channel, null)).isInstanceOf(NullPointerException.class)
                 .hasMessage("portSpace");
@@ -143,6 +150,42 @@ class NativeConnectionVerbsValidationTest {
         assertThatThrownBy(() -> verbs.reject(id, null)).isInstanceOf(NullPointerException.class)
                 .hasMessage("privateData");
         assertThatThrownBy(() -> verbs.ackEvent(null)).isInstanceOf(NullPointerException.class).hasMessage("event");
+    }
+
+    /**
+     * The wait polls the channel's descriptor and its wake eventfd and reads neither librdmacm nor the
+     * descriptor: an eventfd stands in for the channel's, readable once written as when the kernel queues
+     * a CM event, so no rdma_ucm is needed.
+     */
+    @Test
+    void awaitEventReadyPollsTheChannelDescriptorWithoutReadingItAndAWakeEndsTheWait() throws Exception {
+        MemorySegment state = CallState.current();
+        WakeDescriptor events = WakeDescriptor.open(state, "the channel descriptor's stand-in");
+        WakeDescriptor wake = WakeDescriptor.open(state, "the channel's wake descriptor");
+        NativeCmChannel readable = new NativeCmChannel(provider, arena.allocate(RdmaEventChannel.LAYOUT), events.fd(),
+                wake);
+        try {
+            long start = System.nanoTime();
+            assertThat(verbs.awaitEventReady(readable, 50)).as("nothing to read").isFalse();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(50));
+
+            events.wake();
+            assertThat(verbs.awaitEventReady(readable, 1000)).isTrue();
+            assertThat(verbs.awaitEventReady(readable, 0)).as("nothing was read: still readable").isTrue();
+            events.drain(state);
+
+            Thread waker = Thread.ofPlatform().start(() -> {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                verbs.wakeEventWaiters(readable);
+            });
+            start = System.nanoTime();
+            assertThat(verbs.awaitEventReady(readable, 30_000)).as("woken").isFalse();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            waker.join();
+        } finally {
+            events.close();
+            wake.close();
+        }
     }
 
     @Test

@@ -517,6 +517,50 @@ class ConnectionManagerTest {
     }
 
     @Test
+    void awaitEventReadySeesADueEventWithoutTakingItAndAReadThatDoesNotWaitLeavesAWakeToTheWaiters() {
+        CmChannelHandle channel = client.createEventChannel();
+        CmIdHandle id = client.createId(channel, CmPortSpace.TCP);
+        assertThat(client.awaitEventReady(channel, 0)).as("nothing queued").isFalse();
+
+        client.resolveAddr(id, null, serverAddress, TIMEOUT);
+
+        assertThat(client.awaitEventReady(channel, 1000)).isTrue();
+        assertThat(client.awaitEventReady(channel, 0)).as("the event is still queued").isTrue();
+        CmEventHandle resolved = client.getEvent(channel, 0);
+        assertThat(resolved).isNotNull();
+        assertThat(resolved.type()).isEqualTo(CmEventType.ADDR_RESOLVED);
+        client.ackEvent(resolved);
+        assertThat(client.getEvent(channel, 0)).as("nothing left").isNull();
+        client.wakeEventWaiters(channel);
+        assertThat(client.getEvent(channel, 0)).isNull();
+        long start = System.nanoTime();
+        assertThat(client.awaitEventReady(channel, 30_000)).as("the wake was left pending: it ends this wait").isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        start = System.nanoTime();
+        assertThat(client.awaitEventReady(channel, 100)).isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the wait consumed the wake: this one times out")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(100));
+        client.destroyId(id);
+        client.destroyEventChannel(channel);
+        assertThatThrownBy(() -> client.awaitEventReady(channel, 0)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void anInterruptedWaitForAReadyEventEndsAtOnceKeepingTheInterrupt() {
+        CmChannelHandle channel = client.createEventChannel();
+        Thread.currentThread().interrupt();
+        try {
+            long start = System.nanoTime();
+            assertThat(client.awaitEventReady(channel, 30_000)).isFalse();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        client.destroyEventChannel(channel);
+    }
+
+    @Test
     void aLoopbackConnectionOnOneDeviceCarriesDataAsRpingOnRxe0Does() {
         CmChannelHandle channel = server.createEventChannel();
         CmIdHandle listener = listening(channel);
