@@ -6,12 +6,15 @@
 #   connect      A listens, B connects from application.yml alone, 200 echoes of 4 KiB with CRC32s,
 #                one connected cm_id of the JVM in each kernel
 #   peer-killed  SIGKILL of A's JVM: B's peer down within DOWN_BOUND s, retrying; A again: B back
-#   link-cut     eth0 down on A until B has noticed (its heartbeat's send fails), then up: B back
-#   shutdown     SIGTERM on both: exit 143 within STOP_BOUND s, the teardown order in the log, and
-#                nothing of any process left in the kernel
+#   shutdown     SIGTERM on both while connected: exit 143 within STOP_BOUND s, every phase of the
+#                connections' teardown in order in the log, nothing of any process in the kernel
+#   restart      both JVMs again: B connected, the echo again
+#   link-cut     eth0 down on A until B has noticed (its heartbeat's send fails), then up
+#   link-cut-recovery  B back after the link is: KNOWN only with the kernel finding's evidence
+#   stop         SIGTERM on both again (always run, so that no JVM outlives the run)
 # Every wait is bounded; a failed step writes "FAIL <step>: why" to $SOFTROCE_OUT/results and
 # abort.<host> to the wire, the other host gives up its current wait at once, and both go straight
-# to the shutdown (which always runs, so that no JVM outlives the run). The host script merges both
+# to the last stop (which always runs, so that no JVM outlives the run). The host script merges both
 # results files. Also written to $SOFTROCE_OUT: the application logs (app-<n>.log), health and echo
 # JSON, `rdma resource show` snapshots, and `timings` (one "<name> <ms>" a line).
 #
@@ -46,24 +49,37 @@ KERNEL_TYPES=(pd cq qp mr cm_id ctx)
 # once, which stands for both its steps), then the connection manager's event channel is closed
 # (rdma_destroy_event_channel(3) needs the ids gone), then the verbs teardown releases everything
 # under them and leaves nothing.
+# SHUTDOWN_ORDER is A's with its connection (step shutdown): every phase has its line; STORM_ORDER
+# B's, stopped while it reconnects to the A that went. STOP_ORDER is the
+# last stop's, after the link cut, when no connection may be left (this kernel's rxe, see
+# link-cut-recovery): a "had no connection" / "stopped connecting" line may stand in for a phase.
 if [ "$host" = A ]; then
   SHUTDOWN_ORDER=(
+    "listener stopped listening|RDMA listener 'echo' stopped listening on "
+    "accepted connection disconnected|RDMA listener 'echo' connection from .* disconnected: DISCONNECTED after "
+    "accepted connection released, QP then id|RDMA listener 'echo' connection from .* released: .*rdma_destroy_qp .*rdma_destroy_id "
+  )
+  STOP_ORDER=(
     "listener stopped listening|RDMA listener 'echo' stopped listening on "
     "accepted connection disconnected|RDMA listener 'echo' (connection from .* disconnected: |had no connection)"
     "accepted connection released, QP then id|RDMA listener 'echo' (connection from .* released: .*rdma_destroy_qp .*rdma_destroy_id |had no connection)"
   )
 else
-  SHUTDOWN_ORDER=(
+  # B stops in the middle of its reconnect attempts (step shutdown).
+  STORM_ORDER=(
+    "peer stopped connecting|RDMA peer 'echo' stopped connecting to "
+  )
+  STOP_ORDER=(
     "peer disconnected|RDMA peer 'echo' (disconnected from .*: |stopped connecting to )"
     "peer connection released, QP then id|RDMA peer 'echo' (connection to .* released: .*rdma_destroy_qp .*rdma_destroy_id |stopped connecting to )"
   )
 fi
-SHUTDOWN_ORDER+=(
+CLOSING_ORDER=(
   "connection manager event channel closed|RDMA connections: connection manager event channel closed"
   "verbs teardown, nothing left|RDMA verbs teardown .*left 0"
 )
-
-export RDMA_DEVICE=$SOFTROCE_WIRE_DEV
+if [ "$host" = A ]; then SHUTDOWN_ORDER+=("${CLOSING_ORDER[@]}"); else STORM_ORDER+=("${CLOSING_ORDER[@]}"); fi
+STOP_ORDER+=("${CLOSING_ORDER[@]}")
 if [ "$host" = A ]; then
   export RDMA_LISTEN_ADDRESS=$SOFTROCE_ADDR
   PROFILES=native,listener
@@ -413,8 +429,8 @@ step_link_cut_recovery_b() {
     signal b.link-cut.done
     return 0
   fi
+  save_health linkup   # also refreshes HEALTH, which the waits' subshells could not
   local why="$WHY ($(peer_seen))"
-  save_health linkup
   diagnose recovery
   signal b.recovery.failed
   wire_wait a.rxe.verdict 90 && verdict=$(cat "$wire/a.rxe.verdict")
@@ -426,60 +442,116 @@ step_link_cut_recovery_b() {
   signal b.link-cut.done
 }
 
-# Both hosts: SIGTERM at the same moment (B says when), exit 143, the order, an empty kernel.
-step_shutdown() {
-  local mark t0 t why='' prev entry what re n left=''
-  if [ "$host" = B ]; then signal sigterm.go
-  else wait_for 300 "B's sigterm.go" on_wire sigterm.go || say "no sigterm.go from B ($WHY): stopping anyway"
+# sigterm_both STEP ORDER...: both hosts SIGTERM their JVM at the same moment (B says when): exit 143
+# within STOP_BOUND, the ORDER's log lines in order after the SIGTERM, and an empty kernel.
+sigterm_both() {
+  if [ "$host" = B ]; then signal "$1.go"
+  else wait_for 300 "B's $1.go" on_wire "$1.go" || say "no $1.go from B ($WHY): stopping anyway"
   fi
-  LOCAL_WAITS=1
+  sigterm_own "$@"
+}
+# sigterm_own STEP ORDER...: this host's half of it.
+sigterm_own() {
+  local step=$1 mark t0 t why='' prev entry what re n left=''
+  shift
   if ! app_alive; then
-    fail shutdown "no running JVM to stop (see $APP_LOG)"
+    fail "$step" "no running JVM to stop (see $APP_LOG)"
     return 1
   fi
   mark=$(log_mark)
   kill -TERM "$JVM"
   t0=$(now_ms)
   say "SIGTERM to the JVM $JVM"
-  app_exit "$STOP_BOUND" || { fail shutdown "the JVM did not exit within $STOP_BOUND s of SIGTERM (killed)"; return 1; }
-  timing sigterm-exit $(($(now_ms) - t0))
+  app_exit "$STOP_BOUND" || { fail "$step" "the JVM did not exit within $STOP_BOUND s of SIGTERM (killed)"; return 1; }
+  timing "$step-sigterm-exit" $(($(now_ms) - t0))
   [ "$APP_RC" = 143 ] || why="exit $APP_RC after SIGTERM, not 143"
   # Each step is looked for from the line of the step before it on (one line may say several), so
   # that an earlier line of the same words (the other side's disconnect) cannot stand in for it.
   prev=$((mark + 1))
-  for entry in "${SHUTDOWN_ORDER[@]}"; do
+  for entry in "$@"; do
     what=${entry%%|*}; re=${entry#*|}
     n=$(tail -n +"$prev" "$APP_LOG" | grep -n -m1 -E -- "$re" | cut -d: -f1)
     if [ -z "$n" ]; then
-      echo "$what: none" >> "$out/shutdown-order.txt"
-      why="${why:+$why; }no shutdown log line for: $what (/$re/) at or after line $prev"
+      echo "$what: none" >> "$out/$step-order.txt"
+      why="${why:+$why; }no $step log line for: $what (/$re/) at or after line $prev"
       break
     fi
     prev=$((prev + n - 1))
-    echo "$what: line $prev: $(sed -n "${prev}p" "$APP_LOG" | cut -c1-200)" >> "$out/shutdown-order.txt"
+    echo "$what: line $prev: $(sed -n "${prev}p" "$APP_LOG" | cut -c1-200)" >> "$out/$step-order.txt"
   done
-  snapshot after-exit
+  snapshot "after-$step"
   for t in "${KERNEL_TYPES[@]}"; do
     n=$(rdma resource show "$t" 2>/dev/null | grep -cE ' pid [0-9]+')
     [ "$n" = 0 ] || left="$left $t:$n"
   done
   [ -z "$left" ] || why="${why:+$why; }left in the kernel after the exit (rdma resource show):$left"
-  if [ -n "$why" ]; then fail shutdown "$why"; return 1; fi
-  pass shutdown
+  if [ -n "$why" ]; then fail "$step" "$why"; return 1; fi
+  pass "$step"
+}
+# The connected pair stopped, A first: A's log shows every phase of the connections' shutdown in
+# order; B sees the DISCONNECTED, reconnects in vain, and a SIGTERM in the middle of that storm still
+# ends it within the bound, its loop stopped before its channel and the verbs go. (Two SIGTERMs at
+# the same moment would not show more: whoever disconnects first ends the other's connection.)
+step_shutdown_a() {
+  signal a.sigterm
+  sigterm_own shutdown "${SHUTDOWN_ORDER[@]}"
+}
+step_shutdown_b() {
+  local mark n
+  mark=$(log_mark)
+  wire_wait a.sigterm 60 || { fail shutdown "$WHY"; return 1; }
+  wait_for "$DOWN_BOUND" "peer-echo not CONNECTED after A's SIGTERM" peer_not CONNECTED \
+    || { fail shutdown "$WHY ($(peer_seen))"; return 1; }
+  await_log "$mark" "${PEER_DOWN}the other side disconnected \(RDMA_CM_EVENT_DISCONNECTED\)" \
+    || { fail shutdown "$WHY"; return 1; }
+  echo "shutdown: $LOGGED" >> "$out/down-lines.txt"
+  n=$(attempts) || n=0
+  wait_for 30 "peer-echo attempts above $((n + 1)) after A's stop" attempts_above $((n + 1)) \
+    || { fail shutdown "$WHY"; return 1; }
+  save_health storm
+  sigterm_own shutdown "${STORM_ORDER[@]}"
+}
+# Both started again for the link cut: B connected to A again, the echo again.
+step_restart_a() {
+  app_start || { fail restart "$WHY"; return 1; }
+  wait_for "$START_BOUND" "a listening cm_id of the JVM" jvm_listening || { fail restart "$WHY"; return 1; }
+  timing jvm-3-listening $(($(now_ms) - APP_T0))
+  signal a.listening.3
+  wire_wait b.restart.done "$((START_BOUND + CONNECT_BOUND + 150))" || { fail restart "$WHY"; return 1; }
+  pass restart
+}
+step_restart_b() {
+  local t0
+  app_start || { fail restart "$WHY"; return 1; }
+  wait_for "$START_BOUND" "an HTTP answer of the sample" answers || { fail restart "$WHY"; return 1; }
+  wire_wait a.listening.3 "$START_BOUND" || { fail restart "$WHY"; return 1; }
+  t0=$(now_ms)
+  wait_for "$CONNECT_BOUND" "peer-echo CONNECTED" peer_is CONNECTED || { save_health restart; fail restart "$WHY ($(peer_seen))"; return 1; }
+  timing restart-connect-after-listening $(($(now_ms) - t0))
+  echo_check restart || { fail restart "$WHY"; return 1; }
+  signal b.restart.done
+  pass restart
 }
 
 : > "$out/results"
 : > "$out/timings"
 say "sample $jar, profiles $PROFILES, $SOFTROCE_ADDR -> $SOFTROCE_PEER_ADDR on $SOFTROCE_WIRE_DEV"
 h=${host,,}
-for step in connect peer-killed link-cut link-cut-recovery; do
+for step in connect peer-killed shutdown restart link-cut link-cut-recovery; do
   if aborted; then
     echo "FAIL $step: not run: an earlier step failed" >> "$out/results"
     continue
   fi
   "step_${step//-/_}_$h"
 done
-step_shutdown
+# The last stop always runs, whatever failed, so that no JVM outlives the run: only its bound
+# counts then, not what the other host did.
+LOCAL_WAITS=1
+if app_alive || ! grep -q '^PASS shutdown' "$out/results"; then
+  sigterm_both stop "${STOP_ORDER[@]}"
+else
+  echo "FAIL stop: not run: no JVM was started again after the shutdown" >> "$out/results"
+fi
 # Nothing may outlive the run, whatever failed (a JVM never found is still java.sh's child).
 if [ -n "$WRAPPER" ] && kill -0 "$WRAPPER" 2>/dev/null; then
   if [ -n "$JVM" ] || jvm_child; then kill -KILL "$JVM" 2>/dev/null; fi

@@ -6,8 +6,13 @@
 #                `rdma resource show cm_id` shows the connection in both kernels
 #   peer-killed  SIGKILL of A's JVM: B reports the peer down within a bound and keeps retrying;
 #                A started again: B reconnects and the echo works
-#   link-cut     eth0 down on A: B's heartbeat fails (retry exceeded/flush); eth0 up: B reconnects
-#   shutdown     SIGTERM on both: exit 143, the teardown order in the logs, nothing in the kernels
+#   shutdown     SIGTERM on both while connected: exit 143, every phase of the connections'
+#                teardown in dependency order in the logs, nothing of any process in the kernels
+#   restart      both started again: B connected to A, the echo again
+#   link-cut     eth0 down on A until B's heartbeat fails (retry exceeded/flush), then up
+#   link-cut-recovery  B connected again after the link is back: KNOWN on this kernel only with
+#                its evidence (A's rxe1 counts no packet since eth0 came back; docs/softroce.md)
+#   stop         SIGTERM on both again: exit 143, the order, nothing in the kernels
 # Every step is bounded; the run never hangs (two-hosts.sh bounds the boots and the guests).
 #
 # usage: two-hosts-spring.sh [--out DIR] [--no-build]
@@ -36,7 +41,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
-STEPS=(connect peer-killed link-cut link-cut-recovery shutdown)
+STEPS=(connect peer-killed shutdown restart link-cut link-cut-recovery stop)
 T0=$(sr_now_us)
 
 if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'version "2[5-9]'; then
@@ -101,6 +106,7 @@ echo "== what the logs said" | tee -a "$OUT/summary.txt"
 for h in A B; do
   sed "s/^/  $h down: /" "$OUT/$h/down-lines.txt" 2>/dev/null || true
   sed "s/^/  $h shutdown order: /" "$OUT/$h/shutdown-order.txt" 2>/dev/null || true
+  sed "s/^/  $h stop order: /" "$OUT/$h/stop-order.txt" 2>/dev/null || true
 done | tee -a "$OUT/summary.txt"
 grep -h 'guest run' "$OUT/A.log" "$OUT/B.log" 2>/dev/null | sed 's/^/  /' | tee -a "$OUT/summary.txt" || true
 echo "  build ${BUILT} s, wall clock $(sr_since "$T0") s" | tee -a "$OUT/summary.txt"
