@@ -18,7 +18,7 @@
 #      PP_TIMEOUT (s, 150: the bound of one ping-pong client)
 # Results: benchmarks/target/results/two-hosts/{machine.txt,A/,B/,A.log,B.log,report.md}: the raw
 # outputs are B/<round>-cmtime.txt and B/<round>-pingpong-<size>.txt, the tables report.md
-# (two-hosts-report.py). About 6 min on a 2-core machine, both boots included.
+# (two-hosts-report.py). About 11 min on a 2-core machine, both boots included.
 set -euo pipefail
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROUNDS=(c1 java c2)
