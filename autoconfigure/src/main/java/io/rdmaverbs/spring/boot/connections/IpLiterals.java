@@ -25,7 +25,7 @@ final class IpLiterals {
             address = InetAddress.ofLiteral(plain);
         } catch (IllegalArgumentException e) {
             throw new InvalidConnectionSettingException(property, "'" + literal + "' is not an IP address literal",
-                    "Set it to an IPv4 or IPv6 literal, e.g. 192.168.1.2 or fe80::1%eth0 (host names are not resolved)");
+                    "Set it to an IPv4 or IPv6 literal, e.g. 127.0.0.1 or fe80::1%eth0 (host names are not resolved)");
         }
         if (percent < 0) {
             return address;

@@ -91,7 +91,7 @@ public final class RdmaConnectionsFactory {
         ConnectionDeclarations.Peer declared = declared(peerDeclarations, name, path);
         if (declared.address() == null) {
             throw new InvalidConnectionSettingException(path + ".address", "no address is set",
-                    "Set it to the IP literal of the remote listener, e.g. fe80::1%eth0 or 192.168.1.2");
+                    "Set it to the IP literal of the remote listener, e.g. fe80::1%eth0 or 127.0.0.1");
         }
         ConnectionSpecs.check(path + ".connection", declared.connection());
         requireNotNegative(path + ".heartbeat-interval", declared.heartbeatInterval());

@@ -81,15 +81,18 @@ final class Sockaddr {
     }
 
     private static Inet6Address inet6(byte[] bytes, int scopeId) throws UnknownHostException {
-        if (scopeId != 0) {
-            try {
-                NetworkInterface scoped = NetworkInterface.getByIndex(scopeId);
-                if (scoped != null) {
-                    return Inet6Address.getByAddress(null, bytes, scoped);
-                }
-            } catch (SocketException | UnknownHostException e) {
-                // The interface went away or has no IPv6 address: keep the number, which still names the link.
+        if (scopeId == 0) {
+            // No scope (a passive id's peer address, as rdma_get_peer_addr(3) gives it): a negative scope
+            // id leaves it unset, so reports print no "%0".
+            return Inet6Address.getByAddress(null, bytes, -1);
+        }
+        try {
+            NetworkInterface scoped = NetworkInterface.getByIndex(scopeId);
+            if (scoped != null) {
+                return Inet6Address.getByAddress(null, bytes, scoped);
             }
+        } catch (SocketException | UnknownHostException e) {
+            // The interface went away or has no IPv6 address: keep the number, which still names the link.
         }
         return Inet6Address.getByAddress(null, bytes, scopeId);
     }

@@ -41,8 +41,8 @@ class SockaddrEncodingTest {
     void anIpv4AddressIsEncodedAsInetPtonAndHtonsWouldWriteIt() throws IOException {
         assertThat(javaBytes(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 7471)))
                 .isEqualTo(cBytes("127.0.0.1", "7471"));
-        assertThat(javaBytes(new InetSocketAddress(InetAddress.getByName("192.168.100.254"), 65535)))
-                .isEqualTo(cBytes("192.168.100.254", "65535"));
+        assertThat(javaBytes(new InetSocketAddress(InetAddress.getByName("198.51.100.254"), 65535)))
+                .isEqualTo(cBytes("198.51.100.254", "65535"));
     }
 
     @Test
@@ -82,11 +82,25 @@ class SockaddrEncodingTest {
 
     @Test
     void ipv4AndIpv6AddressesDecodeToWhatWasEncoded() throws IOException {
-        for (String host : new String[] {"127.0.0.1", "10.1.2.3", "::1", "2001:db8::7"}) {
+        for (String host : new String[] {"127.0.0.1", "203.0.113.3", "::1", "2001:db8::7"}) {
             InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(host), 18515);
             try (Arena arena = Arena.ofConfined()) {
                 assertThat(Sockaddr.decode(Sockaddr.encode(address, arena))).contains(address);
             }
+        }
+    }
+
+    @Test
+    void aLinkLocalAddressWithoutScopeDecodesWithoutAScopeSuffix() throws IOException {
+        InetSocketAddress unscoped = new InetSocketAddress(InetAddress.getByName("fe80::5054:ff:fe00:b"), 48613);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment encoded = Sockaddr.encode(unscoped, arena);
+            assertThat(SockaddrIn6.SCOPE_ID.get(encoded)).isZero();
+
+            InetSocketAddress decoded = Sockaddr.decode(encoded).orElseThrow();
+
+            assertThat(decoded).isEqualTo(unscoped);
+            assertThat(decoded.getAddress().getHostAddress()).isEqualTo("fe80:0:0:0:5054:ff:fe00:b");
         }
     }
 
