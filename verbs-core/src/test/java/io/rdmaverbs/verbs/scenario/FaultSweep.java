@@ -51,15 +51,12 @@ final class FaultSweep {
 
     private static final Duration THREAD_GRACE = Duration.ofSeconds(2);
     /**
-     * The simulated CM's REQ and DREQ retry budget in a sweep: a fault that silences one end of a connection
-     * (its REP or DREP never sent) costs this per run instead of the default 100 s.
-     */
-    /**
-     * How long a run with a fault may take before it is interrupted; the connecting scenarios' clean runs
-     * take under a second on the simulator, their deliberate waits included.
+     * How long a run with a fault may go on before it is interrupted. A fault can leave a scenario waiting
+     * its full event wait (20 s) for what will then never come: a CONNECT_REQUEST whose REQ failed, the
+     * release of an id whose {@code rdma_destroy_id} was refused. The clean run is never cut, and on the
+     * simulator takes under a second, its deliberate waits (a peer kept silent, a quiet channel) included.
      */
     static final Duration PATIENCE = Duration.ofSeconds(1);
-    static final Duration CM_RETRY_TIMEOUT = Duration.ofSeconds(1);
     /**
      * How long the final cascade waits for a DISCONNECTED: when a fault broke the connect between two ends
      * of one graph, the DREP of the end not yet closed never comes, and every run would wait the default.
@@ -123,15 +120,13 @@ final class FaultSweep {
      */
     private FaultPlan run(Consumer<FaultPlan> planned, boolean clean) throws Exception {
         SimulatedProvider sim = SimulatedProvider.of(profile);
-        sim.setCmRetryTimeout(CM_RETRY_TIMEOUT);
         FaultPlan faults = sim.faults();
         planned.accept(faults);
         Set<Thread> threadsBefore = liveThreads();
         VerbsTarget target = new VerbsTarget(profile.name(), () -> sim, profile.name(), false);
         @Nullable ScenarioRun run = null;
         Thread sweeper = Thread.currentThread();
-        // A fault can leave the scenario waiting for what will never come (an event, a released id) for its
-        // full event wait: past PATIENCE the run is interrupted, its checks below are what matter.
+        // Past PATIENCE a faulted run is interrupted: what it waits for will not come, the checks below matter.
         Thread patience = Thread.ofVirtual().unstarted(() -> {
             try {
                 Thread.sleep(PATIENCE);
