@@ -95,10 +95,10 @@ final class CmScenarios {
     }
 
     /**
-     * The scenarios that make no connection, which {@link FaultSweepTest} sweeps. The others wait for
-     * events a fault can prevent (bounded by {@link #EVENT_WAIT}), and a cascade of a graph that holds
-     * both ends of a connection waits the disconnect timeout for a DREP its own other end sends only
-     * when it is closed in turn: a sweep of them position by position takes minutes, not seconds.
+     * The scenarios that make no connection, which {@link FaultSweepTest} sweeps at every provider call on
+     * both profiles. The others wait on purpose (a peer kept silent for a disconnect timeout, a channel
+     * watched for {@link #QUIET}) in each of their runs, so they are swept verb by verb on one profile
+     * ({@link ScenarioCatalog#connecting()}).
      */
     static List<Scenario> withoutConnection() {
         List<String> connecting = List.of("connect, accept", "a reject", "a connected id", "a listening id");

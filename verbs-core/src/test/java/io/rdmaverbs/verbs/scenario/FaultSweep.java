@@ -13,6 +13,7 @@ import java.util.function.Consumer;
 
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CloseReport;
+import io.rdmaverbs.verbs.CmEventChannel;
 import io.rdmaverbs.verbs.ResourceKind;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsResource;
@@ -49,20 +50,50 @@ final class FaultSweep {
     static final int OCCURRENCES_PER_VERB = 6;
 
     private static final Duration THREAD_GRACE = Duration.ofSeconds(2);
+    /**
+     * How long a run with a fault may go on before it is interrupted. A fault can leave a scenario waiting
+     * its full event wait (20 s) for what will then never come: a CONNECT_REQUEST whose REQ failed, the
+     * release of an id whose {@code rdma_destroy_id} was refused. The clean run is never cut, and on the
+     * simulator takes under a second, its deliberate waits (a peer kept silent, a quiet channel) included.
+     */
+    static final Duration PATIENCE = Duration.ofSeconds(1);
+    /**
+     * How long the final cascade waits for a DISCONNECTED: when a fault broke the connect between two ends
+     * of one graph, the DREP of the end not yet closed never comes, and every run would wait the default.
+     */
+    static final Duration DISCONNECT_TIMEOUT = Duration.ofMillis(50);
 
     private final DeviceProfile profile;
     private final Scenario scenario;
+    private final int maxPositions;
+    private final int occurrencesPerVerb;
 
     FaultSweep(DeviceProfile profile, Scenario scenario) {
+        this(profile, scenario, MAX_POSITIONS, OCCURRENCES_PER_VERB);
+    }
+
+    private FaultSweep(DeviceProfile profile, Scenario scenario, int maxPositions, int occurrencesPerVerb) {
         this.profile = profile;
         this.scenario = scenario;
+        this.maxPositions = maxPositions;
+        this.occurrencesPerVerb = occurrencesPerVerb;
+    }
+
+    /**
+     * A sweep verb by verb whatever the scenario's call count, failing the first {@code occurrences} calls
+     * of each verb: for the connecting scenarios, whose runs wait on purpose (a peer kept silent for a
+     * disconnect timeout, a channel watched for an event that must not come), so that a run per position
+     * would cost minutes.
+     */
+    static FaultSweep verbByVerb(DeviceProfile profile, Scenario scenario, int occurrences) {
+        return new FaultSweep(profile, scenario, 0, occurrences);
     }
 
     Coverage sweep() throws Exception {
         FaultPlan clean = run(plan -> { }, true);
         int runs = 1;
         int injected = 0;
-        if (clean.calls() <= MAX_POSITIONS) {
+        if (clean.calls() <= maxPositions) {
             for (int k = 1; k <= clean.calls(); k++) {
                 int position = k;
                 injected += run(plan -> plan.failAnyCall(position, FaultPlan::typicalErrno), false).injected().size();
@@ -71,7 +102,7 @@ final class FaultSweep {
             return new Coverage(runs, injected, true);
         }
         for (Map.Entry<String, Long> verb : clean.callsByVerb().entrySet()) {
-            for (int n = 1; n <= Math.min(verb.getValue(), OCCURRENCES_PER_VERB); n++) {
+            for (int n = 1; n <= Math.min(verb.getValue(), occurrencesPerVerb); n++) {
                 int nth = n;
                 injected += run(plan -> plan.failCall(verb.getKey(), nth, FaultPlan.typicalErrno(verb.getKey())), false)
                         .injected().size();
@@ -94,13 +125,32 @@ final class FaultSweep {
         Set<Thread> threadsBefore = liveThreads();
         VerbsTarget target = new VerbsTarget(profile.name(), () -> sim, profile.name(), false);
         @Nullable ScenarioRun run = null;
+        Thread sweeper = Thread.currentThread();
+        // Past PATIENCE a faulted run is interrupted: what it waits for will not come, the checks below matter.
+        Thread patience = Thread.ofVirtual().unstarted(() -> {
+            try {
+                Thread.sleep(PATIENCE);
+                sweeper.interrupt();
+            } catch (InterruptedException theRunEndedInTime) {
+                // nothing to cut short
+            }
+        });
         try {
             run = ScenarioRun.start(target);
+            if (!clean) {
+                patience.start();
+            }
             scenario.body().run(run);
         } catch (Throwable expectedWhenAFaultHit) {
             if (clean) {
                 throw new AssertionError("the clean run of '" + scenario.name() + "' failed", expectedWhenAFaultHit);
             }
+        } finally {
+            patience.interrupt();
+            if (patience.isAlive()) {
+                patience.join();
+            }
+            Thread.interrupted();   // clears an interrupt that came as the run ended
         }
         String at = "'" + scenario.name() + "' on " + profile.name() + " with " + faults.injected();
         if (run != null) {
@@ -108,6 +158,7 @@ final class FaultSweep {
             graphs.add(run.verbs());
             assertGraphsTellTheTruth(sim, graphs, at + ", after the scenario");
             for (Verbs graph : graphs) {
+                shortenDisconnectTimeouts(graph);
                 CloseReport cascade = graph.close(ClosePolicy.CASCADE);
                 assertGraphsTellTheTruth(sim, graphs, at + ", after the final cascade");
                 if (!cascade.isComplete()) {
@@ -164,6 +215,14 @@ final class FaultSweep {
                         : kernel.qps());
         assertThat(graphSays).as(at + ": the graph's open resources against the simulated kernel's %s", kernel)
                 .isEqualTo(kernelHas);
+    }
+
+    private static void shortenDisconnectTimeouts(Verbs graph) {
+        for (VerbsResource r : graph.resources()) {
+            if (r instanceof CmEventChannel channel) {
+                channel.disconnectTimeout(DISCONNECT_TIMEOUT);
+            }
+        }
     }
 
     private static Set<Thread> liveThreads() {

@@ -2,9 +2,12 @@ package io.rdmaverbs.verbs.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.PdHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
@@ -31,6 +34,29 @@ class FaultSweepDetectsTest {
         });
 
         assertThatThrownBy(() -> new FaultSweep(RXE, leaky).sweep()).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("ibv_dealloc_pd").hasMessageContaining("pds=1");
+    }
+
+    @Test
+    void aRunThatAFaultLeavesWaitingIsCutShortAndStillFailsTheSweepAsALeak() {
+        Scenario waitsHoldingAPd = new Scenario("waits for ever once a release is refused", run -> {
+            VerbsProvider provider = run.provider();
+            ContextHandle ctx = provider.deviceVerbs().openDevice(run.device());
+            try {
+                PdHandle pd = provider.domainVerbs().allocPd(ctx);
+                try {
+                    provider.domainVerbs().deallocPd(pd);
+                } catch (VerbsException refused) {
+                    Thread.sleep(Duration.ofMinutes(5));   // as for an event a fault prevented
+                    throw refused;
+                }
+            } finally {
+                provider.deviceVerbs().closeDevice(ctx);
+            }
+        });
+
+        assertThatThrownBy(() -> assertTimeoutPreemptively(Duration.ofSeconds(30),
+                () -> new FaultSweep(RXE, waitsHoldingAPd).sweep())).isInstanceOf(AssertionError.class)
                 .hasMessageContaining("ibv_dealloc_pd").hasMessageContaining("pds=1");
     }
 

@@ -27,12 +27,27 @@ public final class ScenarioCatalog {
         return List.copyOf(all);
     }
 
-    /** The scenarios {@link FaultSweepTest} sweeps: all but those that make connections ({@link CmScenarios#withoutConnection()}). */
+    /** The scenarios {@link FaultSweepTest} sweeps at every provider call: all but {@link #connecting()}. */
     public static List<Scenario> faultSweepable() {
-        Set<String> connecting = new HashSet<>();
-        CmScenarios.all().forEach(s -> connecting.add(s.name()));
-        ConnectionScenarios.all().forEach(s -> connecting.add(s.name()));
-        CmScenarios.withoutConnection().forEach(s -> connecting.remove(s.name()));
+        Set<String> connecting = names(connecting());
         return all().stream().filter(s -> !connecting.contains(s.name())).toList();
+    }
+
+    /**
+     * The scenarios that make a connection ({@link CmScenarios} but {@link CmScenarios#withoutConnection()},
+     * and {@link ConnectionScenarios}): {@link FaultSweepTest} sweeps them verb by verb, as their runs wait.
+     */
+    public static List<Scenario> connecting() {
+        Set<String> connecting = new HashSet<>();
+        connecting.addAll(names(CmScenarios.all()));
+        connecting.addAll(names(ConnectionScenarios.all()));
+        connecting.removeAll(names(CmScenarios.withoutConnection()));
+        return all().stream().filter(s -> connecting.contains(s.name())).toList();
+    }
+
+    private static Set<String> names(List<Scenario> scenarios) {
+        Set<String> names = new HashSet<>();
+        scenarios.forEach(s -> names.add(s.name()));
+        return names;
     }
 }
