@@ -15,8 +15,8 @@ import io.rdmaverbs.verbs.StuckReference.Consequence;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CmChannelHandle;
 import io.rdmaverbs.verbs.provider.CmEventHandle;
-import io.rdmaverbs.verbs.provider.CmEventType;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmEventType;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 import io.rdmaverbs.verbs.provider.ConnectionVerbs;
 
 import org.jspecify.annotations.Nullable;

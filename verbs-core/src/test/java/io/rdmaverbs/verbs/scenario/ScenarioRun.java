@@ -14,7 +14,7 @@ import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.provider.CmChannelHandle;
 import io.rdmaverbs.verbs.provider.CmIdHandle;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 import io.rdmaverbs.verbs.provider.ConnectionVerbs;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 import io.rdmaverbs.verbs.provider.simulated.ResourceCounts;
