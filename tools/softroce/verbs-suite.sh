@@ -29,8 +29,12 @@ cp="$repo/sample-app/target/test-classes:$repo/sample-app/target/classes:$(cat "
 
 "$here/build.sh"
 
+# glibc poisons what free() gives back (MALLOC_PERTURB_, with the per-thread cache off so that every free
+# goes through it): a native call on a freed verbs object then crashes at once, in the test that made it,
+# instead of reading memory that merely looks alive (the close races of CloseRaceScenarios).
 set +e
-"$here/run.sh" --share "$out" --env CP="$cp" -- \
+"$here/run.sh" --share "$out" --env CP="$cp" --env MALLOC_PERTURB_=165 \
+  --env GLIBC_TUNABLES=glibc.malloc.tcache_count=0 -- \
   '"$SOFTROCE_JAVA" -Drdma.verbs.scenario.targets=native -Drdma.verbs.differential=true \
      -Drdma.verbs.native-tests=true \
      -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \

@@ -42,6 +42,7 @@ final class ConnectionSpecs {
     static ConnectionSpec of(ConnectionDeclarations.PerConnection declared) {
         int size = (int) declared.bufferSize().toBytes();
         return new ConnectionSpec(declared.sendQueueDepth(), declared.receiveQueueDepth(), 1, 1, declared.maxInline(),
-                declared.completionQueueSize(), declared.receiveBuffers(), size, declared.sendQueueDepth(), size, true);
+                declared.completionQueueSize(), declared.receiveBuffers(), size, declared.sendQueueDepth(), size, true,
+                io.rdmaverbs.verbs.attr.CmConnectionParams.defaults());
     }
 }

@@ -110,7 +110,7 @@ public final class RdmaConnectionsFactory {
      */
     private RdmaSession connect(RdmaPeer peer, RdmaSession.Watcher watcher) throws Exception {
         ConnectionDeclarations.Peer declared = peer.declaration();
-        ConnectSpec spec = ConnectSpec.to(peer.remoteAddress()).timeout(declared.resolveTimeout())
+        ConnectSpec spec = ConnectSpec.to(peer.remoteAddress()).raw().timeout(declared.resolveTimeout())
                 .connection(ConnectionSpecs.of(declared.connection()));
         Duration bound = declared.resolveTimeout().multipliedBy(2).plus(declared.connectTimeout());
         CompletableFuture<Connection> attempt = connections.connectAsync(spec);

@@ -81,7 +81,7 @@ public final class RdmaListener {
             return;
         }
         stopping = false;
-        ListenSpec spec = ListenSpec.on(bindAddress).backlog(settings.backlog())
+        ListenSpec spec = ListenSpec.on(bindAddress).raw().backlog(settings.backlog())
                 .connection(ConnectionSpecs.of(settings.connection()));
         listening = connections.listen(spec, this::onRequest);
         logger.info("RDMA listener '" + name + "' listening on " + RdmaPeer.format(address()));

@@ -591,7 +591,7 @@ public final class RdmaSession {
             flush(Duration.ZERO);
         }
         try {
-            return connection.close(Duration.ZERO);
+            return connection.close(Duration.ZERO).released();
         } finally {
             synchronized (postLock) {
                 send.close();

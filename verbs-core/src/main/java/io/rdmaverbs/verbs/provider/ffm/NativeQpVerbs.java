@@ -178,7 +178,8 @@ final class NativeQpVerbs implements QueuePairVerbs {
         MemorySegment state = CallState.current();
         try {
             released("ibv_destroy_qp", q, Libibverbs.ibv_destroy_qp(state, q.pointer()), state,
-                    "it is still attached to a multicast group: detach it first",
+                    "it is still attached to a multicast group (detach it first), or another call on it is in the "
+                            + "kernel right now (ib_uverbs refuses a destroy while a command holds the QP)",
                     "could not destroy the QP");
         } catch (RuntimeException e) {
             q.calls().resume();
