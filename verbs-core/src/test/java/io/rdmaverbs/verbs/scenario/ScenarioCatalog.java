@@ -24,6 +24,7 @@ public final class ScenarioCatalog {
         all.addAll(QpExScenarios.all());
         all.addAll(CmScenarios.all());
         all.addAll(ConnectionScenarios.all());
+        all.addAll(SessionScenarios.all());
         all.addAll(CloseRaceScenarios.all());
         return List.copyOf(all);
     }
@@ -47,6 +48,7 @@ public final class ScenarioCatalog {
         Set<String> connecting = new HashSet<>();
         connecting.addAll(names(CmScenarios.all()));
         connecting.addAll(names(ConnectionScenarios.all()));
+        connecting.addAll(names(SessionScenarios.all()));
         connecting.removeAll(names(CmScenarios.withoutConnection()));
         return all().stream().filter(s -> connecting.contains(s.name())).toList();
     }
