@@ -15,6 +15,7 @@ import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.ResourceClosedException;
+import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 
 import org.jspecify.annotations.Nullable;
@@ -72,9 +73,10 @@ final class CompletionLoops {
      * Stops every loop (waiting up to {@code bound} for each to leave) and closes their channels: called once
      * every session's CQ is gone, since a channel cannot go before its CQs.
      *
+     * @param released where the channels closed are added, in order
      * @return the failures of the channels' closes
      */
-    List<RuntimeException> close(Duration bound) {
+    List<RuntimeException> close(Duration bound, List<ResourceRef> released) {
         List<Loop> all;
         synchronized (this) {
             closed = true;
@@ -86,7 +88,9 @@ final class CompletionLoops {
         }
         for (Loop l : all) {
             try {
+                ResourceRef ref = l.channel.ref();
                 l.channel.close(ClosePolicy.CASCADE);
+                released.add(ref);
             } catch (RuntimeException e) {
                 failures.add(e);
             }

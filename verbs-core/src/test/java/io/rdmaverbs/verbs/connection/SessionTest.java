@@ -289,6 +289,8 @@ class SessionTest {
 
         SessionEnd end = s.closeFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(end.byPeer()).isTrue();
+        assertThat(end.failedCompletions()).as("the receives this side's answer to the DREQ flushed")
+                .anySatisfy(f -> assertThat(f).endsWith("RECV WR_FLUSH_ERR"));
         assertThat(waiting).failsWithin(WAIT).withThrowableThat().havingCause()
                 .isInstanceOf(ResourceClosedException.class);
         never.countDown();
