@@ -7,14 +7,12 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.DeviceContext;
-import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 
@@ -30,8 +28,6 @@ import org.jspecify.annotations.Nullable;
 final class CompletionLoops {
 
     private static final System.Logger LOG = System.getLogger(CompletionLoops.class.getName());
-    /** How long one wait lasts before a loop looks whether it is stopping (a wake ends it earlier). */
-    private static final Duration WAIT = Duration.ofMillis(500);
     private static final int POLL_BATCH = 32;
 
     private final String name;
@@ -103,12 +99,12 @@ final class CompletionLoops {
 
         private final CompletionChannel channel;
         private final Map<CompletionQueue, Drain> drains = new ConcurrentHashMap<>();
-        private final Thread thread;
-        private volatile boolean stopping;
+        private final ChannelThread<CompletionQueue> thread;
 
         Loop(CompletionChannel channel) {
             this.channel = channel;
-            this.thread = Thread.ofPlatform().daemon().name("rdma-completions-" + channel.name()).unstarted(this::run);
+            this.thread = new ChannelThread<>("rdma-completions-" + channel.name(), channel.toString(),
+                    channel::awaitEvent, this::drain, channel::wakeWaiters);
         }
 
         CompletionChannel channel() {
@@ -140,49 +136,22 @@ final class CompletionLoops {
             }
         }
 
-        boolean isLoopThread() {
-            return Thread.currentThread() == thread;
-        }
-
         void stop(Duration bound) {
-            stopping = true;
-            channel.wakeWaiters();
-            if (isLoopThread()) {
-                return;
-            }
-            try {
-                thread.join(bound);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            thread.stop(bound);
         }
 
-        private void run() {
-            while (!stopping) {
-                Optional<CompletionQueue> event;
-                try {
-                    event = channel.awaitEvent(WAIT);
-                } catch (ResourceClosedException closed) {
-                    return;
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, () -> "waiting on " + channel + " failed; the loop goes on", e);
-                    continue;
+        /** The CQ's event: acknowledged at once, the CQ re-armed and polled empty. */
+        private void drain(CompletionQueue cq) {
+            Drain d = drains.get(cq);
+            try {
+                cq.acknowledgeEvents(1);
+                if (d != null) {
+                    cq.requestNotification(false);
+                    d.poll();
                 }
-                if (event.isEmpty()) {
-                    continue;
-                }
-                CompletionQueue cq = event.get();
-                Drain d = drains.get(cq);
-                try {
-                    cq.acknowledgeEvents(1);
-                    if (d != null) {
-                        cq.requestNotification(false);
-                        d.poll();
-                    }
-                } catch (RuntimeException e) {
-                    if (d != null && drains.get(cq) == d && cq.isOpen()) {
-                        LOG.log(Level.WARNING, () -> "draining " + cq + " failed", e);
-                    }
+            } catch (RuntimeException e) {
+                if (d != null && drains.get(cq) == d && cq.isOpen()) {
+                    LOG.log(Level.WARNING, () -> "draining " + cq + " failed", e);
                 }
             }
         }
