@@ -84,6 +84,12 @@ public final class RdmaConnectionsAutoConfiguration {
         return new RdmaConnectionsLifecycle(factory, properties.disconnectTimeout());
     }
 
+    /**
+     * The peers' breakers and their meters, bound by the configuration that makes the breakers: a
+     * {@code @ConditionalOnBean(PeerCircuitBreakers.class)} in a sibling configuration sees only the bean
+     * definitions registered before it, and nested configurations are not registered in declaration order
+     * (it never matched, so {@code resilience4j.circuitbreaker.state} had no peer breaker).
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(CircuitBreaker.class)
     static class CircuitBreakerConfiguration {
@@ -92,6 +98,18 @@ public final class RdmaConnectionsAutoConfiguration {
         @ConditionalOnMissingBean
         PeerCircuitBreakers rdmaPeerCircuitBreakers() {
             return new PeerCircuitBreakers();
+        }
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass({ MeterRegistry.class, TaggedCircuitBreakerMetrics.class })
+        @ConditionalOnBean(MeterRegistry.class)
+        static class CircuitBreakerMetricsConfiguration {
+
+            @Bean
+            @ConditionalOnMissingBean(name = "rdmaPeerCircuitBreakerMetrics")
+            TaggedCircuitBreakerMetrics rdmaPeerCircuitBreakerMetrics(PeerCircuitBreakers breakers) {
+                return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers.registry());
+            }
         }
     }
 
@@ -115,18 +133,6 @@ public final class RdmaConnectionsAutoConfiguration {
             @ConditionalOnMissingBean(name = "rdmaPeerRetryMetrics")
             TaggedRetryMetrics rdmaPeerRetryMetrics(PeerRetries retries) {
                 return TaggedRetryMetrics.ofRetryRegistry(retries.registry());
-            }
-        }
-
-        @Configuration(proxyBeanMethods = false)
-        @ConditionalOnClass({ TaggedCircuitBreakerMetrics.class, CircuitBreaker.class })
-        static class CircuitBreakerMetricsConfiguration {
-
-            @Bean
-            @ConditionalOnMissingBean(name = "rdmaPeerCircuitBreakerMetrics")
-            @ConditionalOnBean(PeerCircuitBreakers.class)
-            TaggedCircuitBreakerMetrics rdmaPeerCircuitBreakerMetrics(PeerCircuitBreakers breakers) {
-                return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers.registry());
             }
         }
     }

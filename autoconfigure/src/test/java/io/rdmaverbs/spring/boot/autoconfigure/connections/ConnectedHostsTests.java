@@ -297,6 +297,17 @@ class ConnectedHostsTests {
     }
 
     @Test
+    void thePeersCircuitBreakerStateIsAMeterNamedAfterThePeer() {
+        b.echoPeer(a).run(peerSide -> {
+            assertThat(peerSide).hasNotFailed();
+            MeterRegistry meters = peerSide.getBean(MeterRegistry.class);
+            assertThat(meters.find("resilience4j.circuitbreaker.state").tag("name", "rdma-peer-echo")
+                    .tag("state", "closed").gauge()).as("the peer's breaker, closed").isNotNull()
+                    .satisfies(closed -> assertThat(closed.value()).isEqualTo(1));
+        });
+    }
+
+    @Test
     void shutdownDisconnectsBeforeTheVerbsTeardownAndLeavesNothingOnEitherHost() {
         ClosedResources closed = new ClosedResources();
         a.echoListener().run(listenerSide -> {
