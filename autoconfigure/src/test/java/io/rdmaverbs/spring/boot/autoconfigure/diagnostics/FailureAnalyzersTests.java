@@ -10,6 +10,8 @@ import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException.Reason;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -230,6 +232,29 @@ class FailureAnalyzersTests {
         assertThat(analysis.getDescription()).contains(MAIN + ".xrc-domains.x0.exclusive")
                 .contains("without create (O_CREAT)");
         assertThat(analysis.getAction()).contains("Set " + MAIN + ".xrc-domains.x0.create to true");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "-1KB", "0" })
+    void aMemoryRegionWithoutPositiveSizeIsADeclarationErrorNamingTheSize(String size) {
+        FailureAnalysis analysis = analyze(new InvalidDeclarationFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues(Contexts.FULL).withPropertyValues(MAIN + ".memory-regions.buf.size=" + size));
+        assertThat(analysis.getDescription()).isEqualTo("Invalid RDMA resource declaration: " + MAIN
+                + ".memory-regions.buf.size is " + (size.equals("0") ? "0" : "-1024")
+                + " bytes, but a memory region registers at least one byte.");
+        assertThat(analysis.getAction()).isEqualTo("Set " + MAIN + ".memory-regions.buf.size to the number of bytes "
+                + "to allocate and register, e.g. 64KB.");
+    }
+
+    @Test
+    void remoteWriteWithoutLocalWriteIsADeclarationErrorNamingTheAccess() {
+        FailureAnalysis analysis = analyze(new InvalidDeclarationFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues(Contexts.FULL)
+                .withPropertyValues(MAIN + ".memory-regions.buf.access=remote-write"));
+        assertThat(analysis.getDescription()).contains(MAIN + ".memory-regions.buf.access", "remote-write",
+                "local-write", "ibv_reg_mr(3)");
+        assertThat(analysis.getAction()).isEqualTo("Add local-write to " + MAIN + ".memory-regions.buf.access "
+                + "(access: [local-write, remote-write]).");
     }
 
     private static <T extends Throwable> FailureAnalysis analyze(AbstractFailureAnalyzer<T> analyzer,
