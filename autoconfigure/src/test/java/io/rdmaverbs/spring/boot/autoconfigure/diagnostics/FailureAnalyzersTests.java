@@ -45,6 +45,7 @@ class FailureAnalyzersTests {
                 .hasAtLeastOneElementOfType(DuplicateResourceKeyFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(InvalidDeclarationFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(InvalidConnectionSettingFailureAnalyzer.class)
+                .hasAtLeastOneElementOfType(ListenerBindFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(RequiredPeerUnavailableFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(VerbFailureAnalyzer.class);
     }
