@@ -46,6 +46,7 @@ class FailureAnalyzersTests {
                 .hasAtLeastOneElementOfType(InvalidDeclarationFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(InvalidConnectionSettingFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(ListenerBindFailureAnalyzer.class)
+                .hasAtLeastOneElementOfType(InvalidVerbsSettingFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(RequiredPeerUnavailableFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(VerbFailureAnalyzer.class);
     }
@@ -256,6 +257,22 @@ class FailureAnalyzersTests {
                 "local-write", "ibv_reg_mr(3)");
         assertThat(analysis.getAction()).isEqualTo("Add local-write to " + MAIN + ".memory-regions.buf.access "
                 + "(access: [local-write, remote-write]).");
+    }
+
+    @Test
+    void aNegativeTeardownTimeoutIsRefusedNamingThePropertyAndWhatZeroMeans() {
+        FailureAnalysis analysis = analyze(new InvalidVerbsSettingFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues("rdma.verbs.teardown.timeout=-3s"));
+        assertThat(analysis.getDescription()).isEqualTo("Invalid RDMA verbs setting rdma.verbs.teardown.timeout: it is "
+                + "-3s, and a wait cannot be negative.");
+        assertThat(analysis.getAction()).contains("or to 0 for a single close attempt without waiting",
+                "rdma.verbs.teardown.policy decides");
+    }
+
+    @Test
+    void aZeroTeardownTimeoutIsAccepted() {
+        Contexts.simulated().withPropertyValues("rdma.verbs.teardown.timeout=0").run(context ->
+                assertThat(context).hasNotFailed());
     }
 
     private static <T extends Throwable> FailureAnalysis analyze(AbstractFailureAnalyzer<T> analyzer,
