@@ -425,7 +425,8 @@ public final class RdmaPeer {
         }
     }
 
-    static String format(@Nullable InetSocketAddress address) {
+    /** {@code [fe80:0:0:0:0:0:0:1]:7471} or {@code 127.0.0.1:7471}, as every log line and health entry writes it. */
+    public static String format(@Nullable InetSocketAddress address) {
         if (address == null) {
             return "?";
         }

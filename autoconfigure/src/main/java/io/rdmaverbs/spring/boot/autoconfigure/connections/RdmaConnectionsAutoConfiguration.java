@@ -13,8 +13,8 @@ import io.rdmaverbs.spring.boot.connections.ConnectionsRegistrar;
 import io.rdmaverbs.spring.boot.connections.PeerCircuitBreakers;
 import io.rdmaverbs.spring.boot.connections.PeerRetries;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsFactory;
-import io.rdmaverbs.spring.boot.connections.RdmaConnectionsHealthContributor;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsLifecycle;
+import io.rdmaverbs.spring.boot.health.RdmaConnectionsHealthContributor;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.connection.Connections;
 
