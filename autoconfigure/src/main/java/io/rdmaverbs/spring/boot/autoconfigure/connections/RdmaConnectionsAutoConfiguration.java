@@ -7,7 +7,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsAutoConfiguration;
 import io.rdmaverbs.spring.boot.connections.AttemptGuards;
 import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations;
-import io.rdmaverbs.spring.boot.connections.ConnectionMetrics;
 import io.rdmaverbs.spring.boot.connections.ConnectionObserver;
 import io.rdmaverbs.spring.boot.connections.ConnectionsRegistrar;
 import io.rdmaverbs.spring.boot.connections.PeerCircuitBreakers;
@@ -15,6 +14,7 @@ import io.rdmaverbs.spring.boot.connections.PeerRetries;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsFactory;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsLifecycle;
 import io.rdmaverbs.spring.boot.health.RdmaConnectionsHealthContributor;
+import io.rdmaverbs.spring.boot.metrics.ConnectionMetrics;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.connection.Connections;
 
