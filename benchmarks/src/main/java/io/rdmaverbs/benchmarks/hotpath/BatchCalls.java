@@ -47,7 +47,7 @@ public class BatchCalls {
     static final int C_CHAINS = 1_000;
     /** As {@link RawDowncall}'s: {@code critical}, errno captured. */
     private static final MethodHandle POST = Linker.nativeLinker().downcallHandle(
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS), Linker.Option.captureCallState("errno"),
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Linker.Option.captureCallState("errno"),
             Linker.Option.critical(false));
     /** One chain slot: the WR, its SGE at {@link RawDowncall#REQUEST_SGE}; {@code next} is at 8 in both structs. */
     private static final long SLOT = 256;

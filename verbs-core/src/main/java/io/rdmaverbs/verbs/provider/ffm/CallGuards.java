@@ -72,6 +72,21 @@ final class CallGuards {
         }
     }
 
+    /**
+     * Runs {@code destroy} (the object's destroy verb) once {@linkplain #quiesce quiesced}, and
+     * {@linkplain #resume resumes} if it fails: no data-path call reaches the object from any thread while
+     * the verb frees it, and a failed destroy leaves it usable.
+     */
+    void destroyQuiesced(Runnable destroy) {
+        quiesce();
+        try {
+            destroy.run();
+        } catch (RuntimeException e) {
+            resume();
+            throw e;
+        }
+    }
+
     /** The destroy failed: the object lives on, and its guards admit calls again. */
     void resume() {
         List<CallGuard> reopening;

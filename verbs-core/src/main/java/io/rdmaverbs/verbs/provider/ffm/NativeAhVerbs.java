@@ -49,15 +49,11 @@ final class NativeAhVerbs implements AddressHandleVerbs {
     public void destroyAh(AhHandle ah) {
         NativeAh a = provider.live(ah, NativeAh.class);
         // No post naming it is in flight from here on, from any thread: ibv_destroy_ah(3) frees what they read.
-        a.calls().quiesce();
-        MemorySegment state = CallState.current();
-        try {
+        a.calls().destroyQuiesced(() -> {
+            MemorySegment state = CallState.current();
             released("ibv_destroy_ah", a, Libibverbs.ibv_destroy_ah(state, a.pointer()), state,
                     "could not destroy the address handle",
                     "could not destroy the address handle");
-        } catch (RuntimeException e) {
-            a.calls().resume();
-            throw e;
-        }
+        });
     }
 }

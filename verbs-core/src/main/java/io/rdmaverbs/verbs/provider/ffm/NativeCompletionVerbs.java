@@ -169,16 +169,12 @@ final class NativeCompletionVerbs implements CompletionVerbs {
     public void destroyCq(CqHandle cq) {
         NativeCq q = provider.live(cq, NativeCq.class);
         // No poll is in flight from here on, from any thread: ibv_destroy_cq(3) frees what poll_cq reads.
-        q.calls().quiesce();
-        MemorySegment state = CallState.current();
-        try {
+        q.calls().destroyQuiesced(() -> {
+            MemorySegment state = CallState.current();
             released("ibv_destroy_cq", q, Libibverbs.ibv_destroy_cq(state, q.pointer()), state,
                     "QPs or SRQs still use it: destroy them first",
                     "could not destroy the CQ");
-        } catch (RuntimeException e) {
-            q.calls().resume();
-            throw e;
-        }
+        });
         cqs.remove(q.pointer().address(), q);
     }
 

@@ -174,16 +174,12 @@ final class NativeQpVerbs implements QueuePairVerbs {
     public void destroyQp(QpHandle qp) {
         NativeQp q = provider.live(qp, NativeQp.class);
         // No post is in flight from here on, from any thread: ibv_destroy_qp(3) frees what post_send reads.
-        q.calls().quiesce();
-        MemorySegment state = CallState.current();
-        try {
+        q.calls().destroyQuiesced(() -> {
+            MemorySegment state = CallState.current();
             released("ibv_destroy_qp", q, Libibverbs.ibv_destroy_qp(state, q.pointer()), state,
                     "it is still attached to a multicast group: detach it first",
                     "could not destroy the QP");
-        } catch (RuntimeException e) {
-            q.calls().resume();
-            throw e;
-        }
+        });
         qps.remove(q.pointer().address(), q);
     }
 

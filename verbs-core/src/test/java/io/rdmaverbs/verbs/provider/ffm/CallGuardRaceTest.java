@@ -43,6 +43,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * "A closed handle never reaches native code, from any thread", with the data path guarded only by each
@@ -422,72 +424,107 @@ class CallGuardRaceTest {
     // to ibv_wr_complete or ibv_wr_abort). The fake's counted ops count the batches and sessions open as the
     // provider sees them: a destroy that returns while one is open leaves it running on a freed object.
 
-    @Test
-    void aBatchEndedOnAnotherThreadIsRefusedSoTheDestroyStillWaitsForTheBatchThatThreadBeginsLater()
-            throws Throwable {
-        NativeCq extended = countedExtendedCq();
-        CqExPoller poller = cqVerbs.cqExPoller(extended);
-        try (Worker o = new Worker("O"); Worker x = new Worker("X")) {
-            // The recipe of issue 20: O starts, X ends O's batch, O polls once more, X starts.
-            assertThat(o.call(poller::startPoll)).isZero();
-            Throwable handOver = x.attempt(poller::endPoll);
-            if (handOver != null) {
-                o.run(poller::endPoll);   // refused to X, the batch is still O's to end
-            }
-            o.run(() -> {
-                assertThat(poller.startPoll()).isZero();
-                poller.endPoll();
-            });
-            assertThat(x.call(poller::startPoll)).isZero();
+    /** A batch of an extended CQ or a session of a QP with send ops, in the words of their refusals. */
+    enum Span {
+        BATCH("batch", "ibv_start_poll", "ibv_end_poll", "the CQ's lock", "poller of the CQ"),
+        SESSION("session", "ibv_wr_start", "ibv_wr_complete", "the send queue's lock", "builder of the QP");
 
-            Future<?> destroy = quiesceOnAnotherThread(extended);
-            assertThat(finishes(destroy, 200)).as("the destroy returned while X's batch was open").isFalse();
-            x.run(poller::endPoll);
-            destroy.get(10, TimeUnit.SECONDS);
+        final String noun;
+        final String start;
+        final String end;
+        final String lock;
+        final String user;
 
-            assertThat(openInProvider()).as("batches open when the destroy returned").isZero();
-            assertThat(handOver).isInstanceOf(WrongThreadException.class)
-                    .hasMessage(extended.describe() + ": ibv_end_poll on thread \"X\", but the batch is held by thread "
-                            + "\"O\": a batch stays on the thread that began it (ibv_start_poll took the CQ's lock for "
-                            + "that thread)");
-            assertThat(x.attempt(poller::startPoll)).hasMessage(extended.describe() + " is being destroyed");
+        Span(String noun, String start, String end, String lock, String user) {
+            this.noun = noun;
+            this.start = start;
+            this.end = end;
+            this.lock = lock;
+            this.user = user;
         }
     }
 
-    @Test
-    void aBatchHandedToAnotherThreadIsRefusedThereAndTheDestroyThenWaitsOnlyForItsOwnerToEndIt() throws Throwable {
-        NativeCq extended = countedExtendedCq();
-        CqExPoller poller = cqVerbs.cqExPoller(extended);
+    /** A span's object on the fake's counted ops, and how to start and end one. */
+    private record Opened(NativeHandle target, Worker.Call start, Worker.Call end) {
+    }
+
+    private Opened open(Span span) throws Throwable {
+        if (span == Span.BATCH) {
+            NativeCq extended = countedExtendedCq();
+            CqExPoller poller = cqVerbs.cqExPoller(extended);
+            return new Opened(extended, () -> assertThat(poller.startPoll()).isZero(), poller::endPoll);
+        }
+        NativeQp extended = countedExtendedQp();
+        QpExOps ops = qpVerbs.qpExOps(extended);
+        return new Opened(extended, ops::wrStart, ops::wrComplete);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Span.class)
+    void anEndOnAnotherThreadIsRefusedSoTheDestroyStillWaitsForTheOneThatThreadBeginsLater(Span span) throws Throwable {
+        Opened s = open(span);
         try (Worker o = new Worker("O"); Worker x = new Worker("X")) {
-            assertThat(o.call(poller::startPoll)).isZero();
-            Throwable handOver = x.attempt(poller::endPoll);
+            // The recipe of issue 20: O starts, X ends O's batch (session), O starts and ends once more, X starts.
+            o.run(s.start);
+            Throwable handOver = x.attempt(s.end);
             if (handOver != null) {
-                o.run(poller::endPoll);
+                o.run(s.end);   // refused to X, it is still O's to end
+            }
+            o.run(() -> {
+                s.start.run();
+                s.end.run();
+            });
+            x.run(s.start);
+
+            Future<?> destroy = quiesceOnAnotherThread(s.target);
+            assertThat(finishes(destroy, 200)).as("the destroy returned while X's %s was open", span.noun).isFalse();
+            x.run(s.end);
+            destroy.get(10, TimeUnit.SECONDS);
+
+            assertThat(openInProvider()).as("%ses open when the destroy returned", span.noun).isZero();
+            assertThat(handOver).isInstanceOf(WrongThreadException.class)
+                    .hasMessage(s.target.describe() + ": " + span.end + " on thread \"X\", but the " + span.noun
+                            + " is held by thread \"O\": a " + span.noun + " stays on the thread that began it ("
+                            + span.start + " took " + span.lock + " for that thread)");
+            assertThat(x.attempt(s.start)).hasMessage(s.target.describe() + " is being destroyed");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Span.class)
+    void oneHandedToAnotherThreadIsRefusedThereAndTheDestroyThenWaitsOnlyForItsOwnerToEndIt(Span span)
+            throws Throwable {
+        Opened s = open(span);
+        try (Worker o = new Worker("O"); Worker x = new Worker("X")) {
+            o.run(s.start);
+            Throwable handOver = x.attempt(s.end);
+            if (handOver != null) {
+                o.run(s.end);
             }
 
-            Future<?> destroy = quiesceOnAnotherThread(extended);
+            Future<?> destroy = quiesceOnAnotherThread(s.target);
             assertThat(finishes(destroy, 5_000)).as("the destroy returned, nothing being inside").isTrue();
             assertThat(openInProvider()).isZero();
             assertThat(handOver).isInstanceOf(WrongThreadException.class);
         }
     }
 
-    @Test
-    void aSecondStartInsideTheThreadsOwnBatchIsRefusedSoTheDestroyWaitsForTheBatchItHolds() throws Throwable {
-        NativeCq extended = countedExtendedCq();
-        CqExPoller poller = cqVerbs.cqExPoller(extended);
+    @ParameterizedTest
+    @EnumSource(Span.class)
+    void aSecondStartInsideTheThreadsOwnIsRefusedSoTheDestroyWaitsForTheOneItHolds(Span span) throws Throwable {
+        Opened s = open(span);
         try (Worker o = new Worker("O")) {
-            assertThat(o.call(poller::startPoll)).isZero();
-            Throwable nested = o.attempt(poller::startPoll);
-            o.run(poller::endPoll);
+            o.run(s.start);
+            Throwable nested = o.attempt(s.start);
+            o.run(s.end);
 
-            Future<?> destroy = quiesceOnAnotherThread(extended);
+            Future<?> destroy = quiesceOnAnotherThread(s.target);
             assertThat(finishes(destroy, 5_000)).as("the destroy returned").isTrue();
-            assertThat(openInProvider()).as("batches open when the destroy returned").isZero();
+            assertThat(openInProvider()).as("%ses open when the destroy returned", span.noun).isZero();
             assertThat(nested).isInstanceOf(IllegalStateException.class)
-                    .hasMessage(extended.describe() + ": ibv_start_poll inside this thread's own batch (a second "
-                            + "poller of the CQ, or a start without an end): the CQ's lock does not nest, so it would spin "
-                            + "forever; end the batch first");
+                    .hasMessage(s.target.describe() + ": " + span.start + " inside this thread's own " + span.noun
+                            + " (a second " + span.user + ", or a start without an end): " + span.lock
+                            + " does not nest, so it would spin forever; end the " + span.noun + " first");
         }
     }
 
@@ -527,73 +564,6 @@ class CallGuardRaceTest {
             o.run(poller::endPoll);
             assertThat(o.call(poller::startPoll)).as("nothing was shut").isZero();
             o.run(poller::endPoll);
-        }
-    }
-
-    @Test
-    void aSessionCompletedOnAnotherThreadIsRefusedSoTheDestroyStillWaitsForTheSessionThatThreadBeginsLater()
-            throws Throwable {
-        NativeQp extended = countedExtendedQp();
-        QpExOps ops = qpVerbs.qpExOps(extended);
-        try (Worker o = new Worker("O"); Worker x = new Worker("X")) {
-            o.run(ops::wrStart);
-            Throwable handOver = x.attempt(ops::wrComplete);
-            if (handOver != null) {
-                o.run(ops::wrComplete);
-            }
-            o.run(() -> {
-                ops.wrStart();
-                ops.wrAbort();
-            });
-            x.run(ops::wrStart);
-
-            Future<?> destroy = quiesceOnAnotherThread(extended);
-            assertThat(finishes(destroy, 200)).as("the destroy returned while X's session was open").isFalse();
-            x.run(ops::wrAbort);
-            destroy.get(10, TimeUnit.SECONDS);
-
-            assertThat(openInProvider()).as("sessions open when the destroy returned").isZero();
-            assertThat(handOver).isInstanceOf(WrongThreadException.class)
-                    .hasMessage(extended.describe() + ": ibv_wr_complete on thread \"X\", but the session is held by "
-                            + "thread \"O\": a session stays on the thread that began it (ibv_wr_start took the send "
-                            + "queue's lock for that thread)");
-        }
-    }
-
-    @Test
-    void aSessionHandedToAnotherThreadIsRefusedThereAndTheDestroyThenWaitsOnlyForItsOwnerToEndIt() throws Throwable {
-        NativeQp extended = countedExtendedQp();
-        QpExOps ops = qpVerbs.qpExOps(extended);
-        try (Worker o = new Worker("O"); Worker x = new Worker("X")) {
-            o.run(ops::wrStart);
-            Throwable handOver = x.attempt(ops::wrAbort);
-            if (handOver != null) {
-                o.run(ops::wrAbort);
-            }
-
-            Future<?> destroy = quiesceOnAnotherThread(extended);
-            assertThat(finishes(destroy, 5_000)).as("the destroy returned, nothing being inside").isTrue();
-            assertThat(openInProvider()).isZero();
-            assertThat(handOver).isInstanceOf(WrongThreadException.class);
-        }
-    }
-
-    @Test
-    void aSecondStartInsideTheThreadsOwnSessionIsRefusedSoTheDestroyWaitsForTheSessionItHolds() throws Throwable {
-        NativeQp extended = countedExtendedQp();
-        QpExOps ops = qpVerbs.qpExOps(extended);
-        try (Worker o = new Worker("O")) {
-            o.run(ops::wrStart);
-            Throwable nested = o.attempt(ops::wrStart);
-            o.run(ops::wrComplete);
-
-            Future<?> destroy = quiesceOnAnotherThread(extended);
-            assertThat(finishes(destroy, 5_000)).as("the destroy returned").isTrue();
-            assertThat(openInProvider()).as("sessions open when the destroy returned").isZero();
-            assertThat(nested).isInstanceOf(IllegalStateException.class)
-                    .hasMessage(extended.describe() + ": ibv_wr_start inside this thread's own session (a second "
-                            + "builder of the QP, or a start without an end): the send queue's lock does not nest, so it "
-                            + "would spin forever; end the session first");
         }
     }
 
