@@ -22,6 +22,7 @@ public final class ScenarioCatalog {
         all.addAll(DataPathScenarios.all());
         all.addAll(ExtendedCqScenarios.all());
         all.addAll(QpExScenarios.all());
+        all.addAll(ConfinementScenarios.all());
         all.addAll(CmScenarios.all());
         all.addAll(ConnectionScenarios.all());
         all.addAll(SessionScenarios.all());
