@@ -108,6 +108,14 @@ final class Teardown {
      * @throws VerbsException when the release verb fails natively
      */
     void close(VerbsResource r) {
+        close(r, null);
+    }
+
+    /**
+     * {@link #close(VerbsResource)}, recording {@code because} as the reason every later use of {@code r} is
+     * refused with (a remote region revoked by its peer); null for an ordinary close.
+     */
+    void close(VerbsResource r, @Nullable String because) {
         synchronized (r.lifetime) {
             if (r.isClosed()) {
                 return;
@@ -131,7 +139,7 @@ final class Teardown {
                 released = true;
             } finally {
                 if (released) {
-                    r.markClosed(null);
+                    r.markClosed(because);
                 } else {
                     r.lifetime.endClosing();
                 }
