@@ -66,8 +66,7 @@ final class Exports implements RemoteExport.Revocation {
                     + "register it with Connection.registerMemory");
         }
         long id = ids.incrementAndGet();
-        RemoteExport e = region.exportRemotely(id, "connection '" + session.name() + "' to " + connection.peerAddress(),
-                offset, length, access, this);
+        RemoteExport e = region.exportRemotely(id, session.withPeer(), offset, length, access, this);
         live.put(id, e);
         if (ended) {
             // The session ended while the export was made: it ends too, and the caller learns why.

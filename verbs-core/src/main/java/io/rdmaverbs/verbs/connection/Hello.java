@@ -2,6 +2,8 @@ package io.rdmaverbs.verbs.connection;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
 
 import org.jspecify.annotations.Nullable;
 
@@ -42,9 +44,13 @@ record Hello(int version, int receiveBuffers, int receiveBufferSize, int nonce) 
      * two sides of a session always differ and a key can tell its exporter from its importer.
      */
     static int newNonce(@Nullable Hello requester) {
+        return newNonce(requester, ThreadLocalRandom.current());
+    }
+
+    static int newNonce(@Nullable Hello requester, RandomGenerator random) {
         int n;
         do {
-            n = 1 + java.util.concurrent.ThreadLocalRandom.current().nextInt(0xFFFF);
+            n = 1 + random.nextInt(0xFFFF);
         } while (requester != null && n == requester.nonce());
         return n;
     }

@@ -86,6 +86,24 @@ public final class RemoteKey {
         return new RemoteKey(exportId, address, length, rkey, access, exporter, importer);
     }
 
+    /**
+     * Refuses the key unless it was exported to the side whose session nonce is {@code localNonce} by its
+     * peer, whose nonce is {@code peerNonce}: a key of another session, or this side's own.
+     */
+    void requireExportedTo(String session, int localNonce, int peerNonce) {
+        if (exporterNonce == peerNonce && importerNonce == localNonce) {
+            return;
+        }
+        if (exporterNonce == localNonce && importerNonce == peerNonce) {
+            throw new IllegalArgumentException(session + ": " + this + " was exported by this side; send it to the peer, "
+                    + "which opens it with Session.remoteRegion");
+        }
+        throw new IllegalArgumentException(session + ": " + this + " was exported on another session (its nonces 0x"
+                + Integer.toHexString(exporterNonce) + "/0x" + Integer.toHexString(importerNonce) + ", this session's 0x"
+                + Integer.toHexString(peerNonce) + "/0x" + Integer.toHexString(localNonce) + "): a key is valid on the "
+                + "connection it was exported on only");
+    }
+
     /** The packed key, to send to the peer. */
     public byte[] toByteArray() {
         return ByteBuffer.allocate(BYTES).putInt(MAGIC).put((byte) VERSION).put((byte) RemoteAccess.mask(access))
@@ -112,14 +130,6 @@ public final class RemoteKey {
 
     int rkey() {
         return rkey;
-    }
-
-    int exporterNonce() {
-        return exporterNonce;
-    }
-
-    int importerNonce() {
-        return importerNonce;
     }
 
     @Override

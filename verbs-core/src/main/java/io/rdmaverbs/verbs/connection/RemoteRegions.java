@@ -71,24 +71,16 @@ final class RemoteRegions implements RemoteRegion.Path {
      * @throws IllegalArgumentException for a key of another session, this side's own, or a revoked export
      */
     RemoteRegion open(RemoteKey key, int localNonce, int peerNonce) {
-        if (key.exporterNonce() != peerNonce || key.importerNonce() != localNonce) {
-            boolean own = key.exporterNonce() == localNonce && key.importerNonce() == peerNonce;
-            throw new IllegalArgumentException(session.name() + ": " + key + (own
-                    ? " was exported by this side; send it to the peer, which opens it with Session.remoteRegion"
-                    : " was exported on another session (its nonces 0x" + Integer.toHexString(key.exporterNonce())
-                            + "/0x" + Integer.toHexString(key.importerNonce()) + ", this session's 0x"
-                            + Integer.toHexString(peerNonce) + "/0x" + Integer.toHexString(localNonce) + "): a key "
-                            + "is valid on the connection it was exported on only"));
-        }
+        key.requireExportedTo(session.name(), localNonce, peerNonce);
         synchronized (this) {
             Instant at = revoked.get(key.exportId());
             if (at != null) {
                 throw new IllegalArgumentException(session.name() + ": " + key + " was revoked by the peer at " + at);
             }
         }
-        RemoteRegion r = connection.queuePair().remoteRegion(new RemoteRegion.Target("connection '" + session.name()
-                + "' to " + connection.peerAddress(), key.exportId(), key.address(), key.length(), key.rkey(),
-                key.access()), this, session.name() + "/remote-" + key.exportId() + "." + handles.incrementAndGet());
+        RemoteRegion r = connection.queuePair().remoteRegion(new RemoteRegion.Target(session.withPeer(), key.exportId(),
+                key.address(), key.length(), key.rkey(), key.access()), this,
+                session.name() + "/remote-" + key.exportId() + "." + handles.incrementAndGet());
         String refusal;
         synchronized (this) {
             Instant at = revoked.get(key.exportId());

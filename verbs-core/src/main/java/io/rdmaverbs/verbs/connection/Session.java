@@ -285,6 +285,14 @@ public final class Session {
         return remote.open();
     }
 
+    /** The connection and its peer, as exports and remote regions name who holds them. */
+    String withPeer() {
+        InetSocketAddress a = peerAddress();
+        String peerText = a == null ? "(no peer)" : a.getAddress() == null ? a.getHostString() + ":" + a.getPort()
+                : "[" + a.getAddress().getHostAddress() + "]:" + a.getPort();
+        return "connection '" + name + "' to " + peerText;
+    }
+
     /** This side's session nonce, for its hello. */
     int nonce() {
         return nonce;
