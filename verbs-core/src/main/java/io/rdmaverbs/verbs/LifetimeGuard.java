@@ -109,6 +109,14 @@ final class LifetimeGuard {
         return 0;
     }
 
+    /**
+     * Gives the close under way its reason before it completes, so that an entry it refuses meanwhile is told
+     * why too; null takes it back (the close did not happen).
+     */
+    void closingBecause(@Nullable String because) {
+        closedBecause = because;
+    }
+
     /** The close did not happen: entries succeed again. */
     void endClosing() {
         STATE.getAndBitwiseAnd(this, ~CLOSING);

@@ -1,6 +1,7 @@
 package io.rdmaverbs.verbs;
 
 import java.time.Instant;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -52,7 +53,7 @@ public final class RemoteExport {
         this.holder = holder;
         this.offset = offset;
         this.length = length;
-        this.access = Set.copyOf(EnumSet.copyOf(access));
+        this.access = Collections.unmodifiableSet(EnumSet.copyOf(access));
         this.revocation = revocation;
     }
 

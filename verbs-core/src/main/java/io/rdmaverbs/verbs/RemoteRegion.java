@@ -2,6 +2,7 @@ package io.rdmaverbs.verbs;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,7 +51,7 @@ public final class RemoteRegion extends VerbsResource {
 
         public Target {
             Objects.requireNonNull(holder, "holder");
-            access = Set.copyOf(access);
+            access = Collections.unmodifiableSet(EnumSet.copyOf(access));
             if (length < 1) {
                 throw new IllegalArgumentException("an exported region has at least 1 byte, got " + length);
             }
@@ -249,7 +250,7 @@ public final class RemoteRegion extends VerbsResource {
         m.put("exportId", target.exportId());
         m.put("length", target.length());
         m.put("rkey", "0x" + Integer.toHexString(target.rkey()));
-        m.put("access", EnumSet.copyOf(target.access()).toString());
+        m.put("access", target.access().toString());
         m.put("qp", qp.name());
         m.put("inFlight", operationsInFlight());
         return m;

@@ -125,7 +125,15 @@ final class Teardown {
             if (policy != ClosePolicy.CASCADE) {
                 refuseIfStuck(r);
             }
-            r.beginClosing();
+            if (because != null) {
+                r.lifetime.closingBecause(because);
+            }
+            try {
+                r.beginClosing();
+            } catch (RuntimeException e) {
+                r.lifetime.closingBecause(null);
+                throw e;
+            }
             boolean released = false;
             try {
                 List<StuckReference> predicted = switch (policy) {
@@ -141,6 +149,7 @@ final class Teardown {
                 if (released) {
                     r.markClosed(because);
                 } else {
+                    r.lifetime.closingBecause(null);
                     r.lifetime.endClosing();
                 }
             }

@@ -2,6 +2,8 @@ package io.rdmaverbs.verbs.connection;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Set;
 
 import io.rdmaverbs.verbs.attr.RemoteAccess;
@@ -49,7 +51,7 @@ public final class RemoteKey {
         this.address = address;
         this.length = length;
         this.rkey = rkey;
-        this.access = Set.copyOf(access);
+        this.access = Collections.unmodifiableSet(EnumSet.copyOf(access));
         this.exporterNonce = exporterNonce;
         this.importerNonce = importerNonce;
     }

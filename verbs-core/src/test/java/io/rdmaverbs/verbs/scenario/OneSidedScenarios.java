@@ -261,8 +261,10 @@ final class OneSidedScenarios {
             assertThat(strict.stuckReferences()).singleElement().satisfies(s -> {
                 assertThat(s.cause()).isEqualTo(StuckReference.Cause.REMOTE_EXPORT);
                 assertThat(s.consequence()).isEqualTo(StuckReference.Consequence.BREAKS_REMOTE_ACCESS);
-                assertThat(s.message()).contains(p.server().name(), String.valueOf(p.server().peerAddress()),
-                        "rkey 0x" + Integer.toHexString(exported.rkey()), "since ");
+                InetSocketAddress peer = p.server().peerAddress();
+                assertThat(s.message()).contains("connection '" + p.server().name() + "' to ["
+                        + peer.getAddress().getHostAddress() + "]:" + peer.getPort(),
+                        "rkey 0x" + Integer.toHexString(exported.rkey()), "[READ, WRITE]", "since ");
             });
             steps.refused("close the exported region, attempt", () -> exported.close(ClosePolicy.ATTEMPT));
             assertThat(exported.isOpen()).as("a refused close touches nothing").isTrue();
