@@ -69,6 +69,8 @@ final class OneSidedScenarios {
                         + "before posting and the connection stays usable", OneSidedScenarios::misuseRefusedLocally),
                 new Scenario("One-sided: a revocation racing the peer's reads: each read completes with the region's "
                         + "bytes or is refused locally, none meets a deregistered rkey", OneSidedScenarios::revocationRace),
+                new Scenario("One-sided: the owner's cascade close waits until the peer's reads in flight on the "
+                        + "revoked export completed", OneSidedScenarios::revocationWaitsForReadsInFlight),
                 new Scenario("One-sided: closing an exported region: STRICT and ATTEMPT are refused naming the peer, the "
                         + "rkey and since when; CASCADE revokes, then deregisters", OneSidedScenarios::closeWhileExported),
                 new Scenario("One-sided: the peer's death with regions exported both ways: the handles close, the regions "
@@ -171,7 +173,7 @@ final class OneSidedScenarios {
             RemoteKey own = p.serverSession().export(exported, Set.of(RemoteAccess.READ));
             steps.rejected("open a key on the side that exported it", IllegalArgumentException.class,
                     () -> p.serverSession().remoteRegion(own.toByteArray()));
-            Pair other = Pair.connect(run, steps, server, client);
+            Pair other = p.another(steps, server, client);
             IllegalArgumentException foreign = steps.rejected("open a key of another session",
                     IllegalArgumentException.class, () -> other.clientSession().remoteRegion(own.toByteArray()));
             assertThat(foreign).hasMessageContaining("another session");
@@ -248,6 +250,116 @@ final class OneSidedScenarios {
         }
     }
 
+    /**
+     * The client's completions are held back (a completion callback blocks its loop thread) so that reads are
+     * still in flight when the REVOKE is handled: the client allows one READ at a time (initiator depth 1),
+     * so the others wait in its send queue behind the one whose completion is held. The REVOKE_ACK, and with
+     * it the owner's close, must wait until those reads completed. The first hold is the callback of a
+     * request whose reply the server sends on cue, so it surely runs on the loop thread.
+     */
+    static void revocationWaitsForReadsInFlight(ScenarioRun run) throws Exception {
+        Steps steps = run.steps();
+        try (Connections server = Connections.on(run.verbs(), "server");
+                Connections client = Connections.on(run.verbs(), "client")) {
+            Pair p = Pair.connect(run, steps, server, client, ConnectionSpec.rc().withHandshake(4, 1, 6, 7));
+            int size = 64 << 10;
+            MemoryRegion exported = p.server().allocateMemory(size, EXPORTABLE);
+            fill(exported.segment(), 41);
+            long expected = crc(exported.segment(), 0, size);
+            RemoteRegion remote = p.handOver(steps, exported, 0, size, Set.of(RemoteAccess.READ));
+            MemoryRegion local = p.client().allocateMemory(8L * size, EnumSet.of(AccessFlag.LOCAL_WRITE));
+
+            LoopHold before = new LoopHold(() -> true);
+            LoopHold after = new LoopHold(() -> !remote.isOpen());
+            CompletableFuture<Void> held = p.clientSession().request(Message.of(Pair.ON_CUE))
+                    .thenRun(before::maybeHold);
+            p.cue().countDown();
+            long deadline = System.nanoTime() + EVENT_WAIT.toNanos();
+            while (!before.holding() && !held.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(before.holding()).as("the reply's callback holds the client's loop").isTrue();
+            List<CompletableFuture<Long>> reads = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                reads.add(read(remote, local, i, size, after));
+            }
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> exported.close(ClosePolicy.CASCADE),
+                    Thread.ofVirtual()::start);
+            Thread.sleep(100); // the REVOKE reaches the client's CQ, behind the completion held back
+            steps.observed("the owner's close while the client's completions are held",
+                    closed.isDone() ? "returned" : "waits");
+            assertThat(closed).as("the owner's close waits for the REVOKE_ACK").isNotDone();
+            before.release();
+            while (!after.holding() && !closed.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            int inFlight = remote.operationsInFlight();
+            Thread.sleep(200);
+            steps.observed("the owner's close with reads in flight after the REVOKE", after.holding() && inFlight > 0
+                    ? closed.isDone() ? "returned" : "waits" : "no read was in flight");
+            assertThat(inFlight).as("reads in flight once the REVOKE was handled").isPositive();
+            assertThat(closed).as("the REVOKE_ACK waits for the reads in flight on the revoked export").isNotDone();
+            after.release();
+            steps.ok("the owner's close, once they completed", () -> closed.get(EVENT_WAIT.toSeconds(),
+                    TimeUnit.SECONDS));
+            assertThat(remote.operationsInFlight()).isZero();
+            int wrong = 0;
+            for (CompletableFuture<Long> r : reads) {
+                if (r.get(EVENT_WAIT.toSeconds(), TimeUnit.SECONDS) != expected) {
+                    wrong++;
+                }
+            }
+            steps.observed("every read", wrong == 0 ? "completed with the region's bytes" : wrong + " with other bytes");
+            steps.observed("the connection", p.clientSession().isOpen() && p.serverSession().isOpen() ? "open on both "
+                    + "sides" : "broken");
+            p.close(steps);
+        }
+    }
+
+    private static CompletableFuture<Long> read(RemoteRegion remote, MemoryRegion local, int slot, int size,
+            LoopHold hold) {
+        MemorySegment into = local.segment().asSlice((long) slot * size, size);
+        return remote.read(0, into).thenApply(v -> {
+            hold.maybeHold();
+            return crc(into, 0, size);
+        });
+    }
+
+    /**
+     * Blocks the completion loop thread in the first completion callback it runs while {@code when} holds,
+     * until released (at most {@link CmScenarios#EVENT_WAIT}).
+     */
+    private static final class LoopHold {
+        private final java.util.function.BooleanSupplier when;
+        private final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
+
+        LoopHold(java.util.function.BooleanSupplier when) {
+            this.when = when;
+        }
+
+        void maybeHold() {
+            if (Thread.currentThread().getName().startsWith("rdma-completions-") && when.getAsBoolean()
+                    && taken.compareAndSet(false, true)) {
+                held.countDown();
+                try {
+                    released.await(EVENT_WAIT.toSeconds(), TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        boolean holding() {
+            return held.getCount() == 0 && released.getCount() > 0;
+        }
+
+        void release() {
+            released.countDown();
+        }
+    }
+
     static void closeWhileExported(ScenarioRun run) throws Exception {
         Steps steps = run.steps();
         try (Connections server = Connections.on(run.verbs(), "server");
@@ -296,6 +408,8 @@ final class OneSidedScenarios {
      */
     static void peerDeath(ScenarioRun run) throws Exception {
         Steps steps = run.steps();
+        run.cmAddress(); // librdmacm's own context first: it stays for the process, and is not a leak
+        Integer regionsBefore = run.liveObjects().get("mr");
         try (Connections server = Connections.on(run.verbs(), "server");
                 Connections client = Connections.on(run.verbs(), "client")) {
             Pair p = Pair.connect(run, steps, server, client);
@@ -328,6 +442,11 @@ final class OneSidedScenarios {
                     .doesNotContain(ResourceKind.REMOTE_REGION, ResourceKind.MEMORY_REGION, ResourceKind.QUEUE_PAIR);
             steps.ok("close the listener", p.listener()::close);
         }
+        // The kernel's own count (rdma resource show mr, in the guest), not only the graph's.
+        steps.observed("memory regions of this process", java.util.Objects.equals(run.liveObjects().get("mr"),
+                regionsBefore) ? "as many as before" : run.liveObjects().get("mr") + ", " + regionsBefore + " before");
+        assertThat(run.liveObjects().get("mr")).as("memory regions the kernel holds for this process")
+                .isEqualTo(regionsBefore);
     }
 
     static void depthsBeyondTheDevice(ScenarioRun run) throws Exception {
@@ -374,33 +493,53 @@ final class OneSidedScenarios {
      * messages (a key travels in one).
      */
     private record Pair(ConnectionListener listener, Connection client, Connection server,
-            BlockingQueue<byte[]> clientInbox) {
+            BlockingQueue<byte[]> clientInbox, java.util.concurrent.CountDownLatch cue) {
+
+        /** A request the server answers only once {@link #cue()} is counted down. */
+        static final String ON_CUE = "answer on cue";
 
         static Pair connect(ScenarioRun run, Steps steps, Connections server, Connections client) throws Exception {
-            CompletableFuture<Connection> accepted = new CompletableFuture<>();
+            return connect(run, steps, server, client, ConnectionSpec.rc());
+        }
+
+        /** A listener on {@code server} whose handler echoes requests, and a pair through it. */
+        static Pair connect(ScenarioRun run, Steps steps, Connections server, Connections client,
+                ConnectionSpec clientSpec) throws Exception {
+            java.util.concurrent.CountDownLatch cue = new java.util.concurrent.CountDownLatch(1);
             SessionSpec echo = SessionSpec.defaults().handler(m -> {
                 if (m.isRequest()) {
+                    if (m.message().asString().equals(ON_CUE)) {
+                        cue.await(EVENT_WAIT.toSeconds(), TimeUnit.SECONDS);
+                    }
                     m.reply(m.toByteArray());
                 }
             });
-            ConnectionListener listener = server.listeners().isEmpty()
-                    ? steps.make("listen", () -> server.listen(ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0))
-                            .session(echo), request -> accepted.complete(request.accept())))
-                    : server.listeners().getFirst();
+            ConnectionListener listener = steps.make("listen", () -> server.listen(ListenSpec.on(
+                    new InetSocketAddress(run.cmAddress(), 0)).session(echo), request -> request.accept()));
+            return join(steps, server, client, listener, cue, clientSpec);
+        }
+
+        /** Another pair through the same listener. */
+        Pair another(Steps steps, Connections server, Connections client) throws Exception {
+            return join(steps, server, client, listener, cue, ConnectionSpec.rc());
+        }
+
+        private static Pair join(Steps steps, Connections server, Connections client, ConnectionListener listener,
+                java.util.concurrent.CountDownLatch cue, ConnectionSpec clientSpec) throws Exception {
             BlockingQueue<byte[]> inbox = new LinkedBlockingQueue<>();
             List<Connection> before = server.connections();
             Connection c = steps.make("connect", () -> client.connect(ConnectSpec.to(listener.address())
-                    .session(SessionSpec.defaults().handler(m -> {
+                    .connection(clientSpec).session(SessionSpec.defaults().handler(m -> {
                         if (m.isRequest()) {
                             m.reply(m.toByteArray());
                         } else {
                             inbox.add(m.toByteArray());
                         }
                     }))));
-            Connection s = accepted.isDone() ? accepted.join() : awaitNew(server, before);
+            Connection s = awaitNew(server, before);
             steps.observed("server connection", s.awaitState(io.rdmaverbs.verbs.connection.ConnectionState.CONNECTED,
                     EVENT_WAIT) ? "CONNECTED" : s.state().name());
-            return new Pair(listener, c, s, inbox);
+            return new Pair(listener, c, s, inbox, cue);
         }
 
         private static Connection awaitNew(Connections server, List<Connection> before) throws InterruptedException {
