@@ -271,45 +271,53 @@ final class OneSidedScenarios {
 
             LoopHold before = new LoopHold(() -> true);
             LoopHold after = new LoopHold(() -> !remote.isOpen());
-            CompletableFuture<Void> held = p.clientSession().request(Message.of(Pair.ON_CUE))
-                    .thenRun(before::maybeHold);
-            p.cue().countDown();
-            long deadline = System.nanoTime() + EVENT_WAIT.toNanos();
-            while (!before.holding() && !held.isDone() && System.nanoTime() < deadline) {
-                Thread.sleep(1);
-            }
-            assertThat(before.holding()).as("the reply's callback holds the client's loop").isTrue();
-            List<CompletableFuture<Long>> reads = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                reads.add(read(remote, local, i, size, after));
-            }
-            CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> exported.close(ClosePolicy.CASCADE),
-                    Thread.ofVirtual()::start);
-            Thread.sleep(100); // the REVOKE reaches the client's CQ, behind the completion held back
-            steps.observed("the owner's close while the client's completions are held",
-                    closed.isDone() ? "returned" : "waits");
-            assertThat(closed).as("the owner's close waits for the REVOKE_ACK").isNotDone();
-            before.release();
-            while (!after.holding() && !closed.isDone() && System.nanoTime() < deadline) {
-                Thread.sleep(1);
-            }
-            int inFlight = remote.operationsInFlight();
-            Thread.sleep(200);
-            steps.observed("the owner's close with reads in flight after the REVOKE", after.holding() && inFlight > 0
-                    ? closed.isDone() ? "returned" : "waits" : "no read was in flight");
-            assertThat(inFlight).as("reads in flight once the REVOKE was handled").isPositive();
-            assertThat(closed).as("the REVOKE_ACK waits for the reads in flight on the revoked export").isNotDone();
-            after.release();
-            steps.ok("the owner's close, once they completed", () -> closed.get(EVENT_WAIT.toSeconds(),
-                    TimeUnit.SECONDS));
-            assertThat(remote.operationsInFlight()).isZero();
-            int wrong = 0;
-            for (CompletableFuture<Long> r : reads) {
-                if (r.get(EVENT_WAIT.toSeconds(), TimeUnit.SECONDS) != expected) {
-                    wrong++;
+            try {
+                CompletableFuture<Void> held = p.clientSession().request(Message.of(Pair.ON_CUE))
+                        .thenRun(before::maybeHold);
+                p.cue().countDown();
+                long deadline = System.nanoTime() + EVENT_WAIT.toNanos();
+                while (!before.holding() && !held.isDone() && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
                 }
+                assertThat(before.holding()).as("the reply's callback holds the client's loop").isTrue();
+                List<CompletableFuture<Long>> reads = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    reads.add(read(remote, local, i, size, after));
+                }
+                CompletableFuture<Void> closed = CompletableFuture.runAsync(
+                        () -> exported.close(ClosePolicy.CASCADE), Thread.ofVirtual()::start);
+                Thread.sleep(100); // the REVOKE reaches the client's CQ, behind the completion held back
+                steps.observed("the owner's close while the client's completions are held",
+                        closed.isDone() ? "returned" : "waits");
+                assertThat(closed).as("the owner's close waits for the REVOKE_ACK").isNotDone();
+                before.release();
+                while (!after.holding() && !closed.isDone() && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                int inFlight = remote.operationsInFlight();
+                Thread.sleep(200);
+                steps.observed("the owner's close with reads in flight after the REVOKE",
+                        after.holding() && inFlight > 0 ? closed.isDone() ? "returned" : "waits"
+                                : "no read was in flight");
+                assertThat(inFlight).as("reads in flight once the REVOKE was handled").isPositive();
+                assertThat(closed).as("the REVOKE_ACK waits for the reads in flight on the revoked export")
+                        .isNotDone();
+                after.release();
+                steps.ok("the owner's close, once they completed", () -> closed.get(EVENT_WAIT.toSeconds(),
+                        TimeUnit.SECONDS));
+                assertThat(remote.operationsInFlight()).isZero();
+                int wrong = 0;
+                for (CompletableFuture<Long> r : reads) {
+                    if (r.get(EVENT_WAIT.toSeconds(), TimeUnit.SECONDS) != expected) {
+                        wrong++;
+                    }
+                }
+                steps.observed("every read", wrong == 0 ? "completed with the region's bytes" : wrong
+                        + " with other bytes");
+            } finally {
+                before.release(); // a failed run must not leave the loop held
+                after.release();
             }
-            steps.observed("every read", wrong == 0 ? "completed with the region's bytes" : wrong + " with other bytes");
             steps.observed("the connection", p.clientSession().isOpen() && p.serverSession().isOpen() ? "open on both "
                     + "sides" : "broken");
             p.close(steps);
