@@ -145,9 +145,11 @@ public final class RemoteRegion extends VerbsResource {
     private void checkAtomic(long offset, String what) {
         check(RemoteAccess.ATOMIC, what, offset, 8);
         if (((target.address() + offset) & 7) != 0) {
-            throw new IllegalArgumentException(ref() + ": " + what + " at offset " + offset + " is on address 0x"
-                    + Long.toHexString(target.address() + offset) + " of the peer, not 8-byte aligned (atomics need "
-                    + "an aligned 64-bit word); refused before posting");
+            throw new IllegalArgumentException(ref() + ": " + what + " at offset " + offset + ((offset & 7) != 0
+                    ? " is not on an 8-byte boundary"
+                    : " is on address 0x" + Long.toHexString(target.address() + offset) + " of the peer, which is not "
+                            + "8-byte aligned (the export starts at 0x" + Long.toHexString(target.address()) + ")")
+                    + ": atomics need an aligned 64-bit word; refused before posting");
         }
     }
 
