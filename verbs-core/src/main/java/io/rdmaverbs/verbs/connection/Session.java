@@ -262,7 +262,7 @@ public final class Session {
      */
     public RemoteKey export(MemoryRegion region, long offset, long length, Set<RemoteAccess> access) {
         requireOpen();
-        return exports.export(region, offset, length, access, nonce, Objects.requireNonNull(peer).nonce());
+        return exports.export(region, offset, length, access, nonce, peerHello().nonce());
     }
 
     /** {@link #export(MemoryRegion, long, long, Set)} of the whole region. */
@@ -299,7 +299,7 @@ public final class Session {
     public RemoteRegion remoteRegion(RemoteKey key) {
         Objects.requireNonNull(key, "key");
         requireOpen();
-        return remote.open(key, nonce, Objects.requireNonNull(peer).nonce());
+        return remote.open(key, nonce, peerHello().nonce());
     }
 
     /** The open handles on the peer's exports. */
