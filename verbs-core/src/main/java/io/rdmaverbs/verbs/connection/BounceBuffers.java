@@ -1,11 +1,9 @@
 package io.rdmaverbs.verbs.connection;
 
-import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
 
-import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.attr.AccessFlag;
@@ -21,7 +19,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class BounceBuffers {
 
-    private static final System.Logger LOG = System.getLogger(BounceBuffers.class.getName());
     static final int SLOT_BYTES = 64 << 10;
     static final int SLOTS = 16;
 
@@ -29,14 +26,16 @@ final class BounceBuffers {
     record Bounce(MemoryRegion region, long offset, MemorySegment segment, int slot) {
     }
 
+    private final Connection connection;
     private final ProtectionDomain pd;
     private final String name;
     private final ArrayDeque<Integer> free = new ArrayDeque<>();
     private @Nullable MemoryRegion slots;
     private boolean released;
 
-    BounceBuffers(ProtectionDomain pd, String name) {
-        this.pd = pd;
+    BounceBuffers(Connection connection, String name) {
+        this.connection = connection;
+        this.pd = connection.protectionDomain();
         this.name = name;
     }
 
@@ -67,7 +66,7 @@ final class BounceBuffers {
 
     void give(Bounce b) {
         if (b.slot() < 0) {
-            deregister(b.region());
+            connection.deregisterQuietly(b.region());
             return;
         }
         synchronized (this) {
@@ -86,17 +85,7 @@ final class BounceBuffers {
             slots = null;
             free.clear();
         }
-        deregister(r);
+        connection.deregisterQuietly(r);
     }
 
-    private void deregister(@Nullable MemoryRegion region) {
-        if (region == null || !region.isOpen()) {
-            return;
-        }
-        try {
-            region.close(ClosePolicy.CASCADE);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, () -> name + ": deregistering " + region + " failed", e);
-        }
-    }
 }

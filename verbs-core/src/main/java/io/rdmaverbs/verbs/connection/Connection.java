@@ -283,6 +283,22 @@ public final class Connection implements AutoCloseable {
         return mr;
     }
 
+    /**
+     * Deregisters a region the session registered for one transfer or operation, once done with it, off any
+     * caller's error path: a failure is logged, and the region stays in the graph (on this connection's PD,
+     * released with it).
+     */
+    void deregisterQuietly(@Nullable MemoryRegion region) {
+        if (region == null || !region.isOpen()) {
+            return;
+        }
+        try {
+            region.close(ClosePolicy.CASCADE);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, () -> name + ": deregistering " + region + " failed", e);
+        }
+    }
+
     /** The open region of this connection's PD that {@code segment} lies in, or null (it is copied then). */
     @Nullable MemoryRegion regionOf(MemorySegment segment) {
         if (!segment.isNative() || segment.byteSize() == 0) {

@@ -60,7 +60,7 @@ final class RemoteRegions implements RemoteRegion.Path {
         this.connection = connection;
         this.outbox = outbox;
         this.workers = workers;
-        this.bounce = new BounceBuffers(connection.protectionDomain(), session.name());
+        this.bounce = new BounceBuffers(connection, session.name());
     }
 
     // ---- handles ----------------------------------------------------------------------------------
