@@ -105,21 +105,27 @@ final class Exports implements RemoteExport.Revocation {
      */
     @Override
     public void revoke(RemoteExport e) {
+        if (ended || live.get(e.id()) != e) {
+            e.end();
+            return;
+        }
+        if (connection.onCompletionThread()) {
+            // Refused before anything changes: the export stays, and so does the hold on its region.
+            throw new IllegalStateException("revoking " + e + " of " + session.name() + " waits for the peer's "
+                    + "REVOKE_ACK, which this completion thread delivers: revoke (or close the region) from "
+                    + "another thread, e.g. a ...Async stage of the future");
+        }
         try {
-            if (ended || live.get(e.id()) != e) {
-                return;
-            }
-            if (connection.onCompletionThread()) {
-                throw new IllegalStateException("revoking " + e + " of " + session.name() + " waits for the peer's "
-                        + "REVOKE_ACK, which this completion thread delivers: revoke (or close the region) from "
-                        + "another thread, e.g. a ...Async stage of the future");
-            }
             CompletableFuture<Void> ack = new CompletableFuture<>();
             CompletableFuture<Void> earlier = awaitingAck.putIfAbsent(e.id(), ack);
             if (earlier != null) {
                 ack = earlier;
             } else {
                 outbox.submit(OutboundFrame.control(FrameKind.REVOKE, 0, e.id(), Message.empty()));
+            }
+            if (ended) {
+                // The session ended as the revocation began: its QP is in the error state already.
+                ack.completeExceptionally(session.closedBecause("ended"));
             }
             Duration bound = timeout();
             try {
