@@ -177,7 +177,7 @@ final class RemoteRegions implements RemoteRegion.Path {
         }
         BounceBuffers.Bounce b = bounce.take(destination.byteSize());
         return start(new Operation<Void>(region, SendOpcode.RDMA_READ, b, through -> {
-            MemorySegment.copy(through.segment(), 0, destination, 0, destination.byteSize());
+            MemorySegment.copy(b.segment(), 0, destination, 0, destination.byteSize());
             return null;
         }), b.region(), b.offset(), destination.byteSize(), remoteAddress, 0, 0);
     }
@@ -204,7 +204,7 @@ final class RemoteRegions implements RemoteRegion.Path {
     public CompletableFuture<Long> atomic(RemoteRegion region, SendOpcode opcode, long remoteAddress, long compareAdd,
             long swap) {
         BounceBuffers.Bounce b = bounce.take(Long.BYTES);
-        return start(new Operation<Long>(region, opcode, b, through -> through.segment().get(ValueLayout.JAVA_LONG, 0)),
+        return start(new Operation<Long>(region, opcode, b, through -> b.segment().get(ValueLayout.JAVA_LONG, 0)),
                 b.region(), b.offset(), Long.BYTES, remoteAddress, compareAdd, swap);
     }
 
@@ -236,14 +236,15 @@ final class RemoteRegions implements RemoteRegion.Path {
         final RemoteRegion region;
         final SendOpcode opcode;
         final BounceBuffers.@Nullable Bounce through;
-        final Function<BounceBuffers.Bounce, T> result;
+        /** The result from the bounce memory the operation went through (null: it went in place). */
+        final Function<BounceBuffers.@Nullable Bounce, T> result;
         final CompletableFuture<T> done = new CompletableFuture<>();
         final AtomicInteger chunksLeft = new AtomicInteger();
         final AtomicBoolean finished = new AtomicBoolean();
         volatile @Nullable RuntimeException failure;
 
         Operation(RemoteRegion region, SendOpcode opcode, BounceBuffers.@Nullable Bounce through,
-                Function<BounceBuffers.Bounce, T> result) {
+                Function<BounceBuffers.@Nullable Bounce, T> result) {
             this.region = region;
             this.opcode = opcode;
             this.through = through;
