@@ -108,6 +108,14 @@ final class Teardown {
      * @throws VerbsException when the release verb fails natively
      */
     void close(VerbsResource r) {
+        close(r, null);
+    }
+
+    /**
+     * {@link #close(VerbsResource)}, recording {@code because} as the reason every later use of {@code r} is
+     * refused with (a remote region revoked by its peer); null for an ordinary close.
+     */
+    void close(VerbsResource r, @Nullable String because) {
         synchronized (r.lifetime) {
             if (r.isClosed()) {
                 return;
@@ -117,7 +125,15 @@ final class Teardown {
             if (policy != ClosePolicy.CASCADE) {
                 refuseIfStuck(r);
             }
-            r.beginClosing();
+            if (because != null) {
+                r.lifetime.closingBecause(because);
+            }
+            try {
+                r.beginClosing();
+            } catch (RuntimeException e) {
+                r.lifetime.closingBecause(null);
+                throw e;
+            }
             boolean released = false;
             try {
                 List<StuckReference> predicted = switch (policy) {
@@ -131,8 +147,9 @@ final class Teardown {
                 released = true;
             } finally {
                 if (released) {
-                    r.markClosed(null);
+                    r.markClosed(because);
                 } else {
+                    r.lifetime.closingBecause(null);
                     r.lifetime.endClosing();
                 }
             }

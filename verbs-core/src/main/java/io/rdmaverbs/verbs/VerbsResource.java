@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
 public abstract sealed class VerbsResource implements AutoCloseable
         permits DeviceContext, ProtectionDomain, XrcDomain, CompletionChannel, CompletionQueue, SharedReceiveQueue,
         QueuePair, XrcReceiveQpRegistration, MemoryRegion, AddressHandle, MulticastAttachment, CmEventChannel, CmId,
-        CmEvent {
+        CmEvent, RemoteRegion {
 
     private static final VarHandle DEPENDENTS;
     private static final VarHandle LEASES;
@@ -243,8 +243,8 @@ public abstract sealed class VerbsResource implements AutoCloseable
      */
     StuckReference dependentReference(ResourceRef self, VerbsResource d) {
         Hold hold = d.holdOn(this);
-        return new StuckReference(self, kind.releaseVerb(), Consequence.FAILS, Errno.EBUSY, hold.cause(), d.ref(), null,
-                self + " " + hold.words() + ": " + kind.releaseVerb() + " would fail with EBUSY");
+        return new StuckReference(self, kind.releaseVerb(), hold.consequence(), hold.errno(), hold.cause(), d.ref(),
+                null, self + " " + hold.words() + ": " + kind.releaseVerb() + " " + hold.outcome());
     }
 
     /**
@@ -261,8 +261,16 @@ public abstract sealed class VerbsResource implements AutoCloseable
      *
      * @param cause the kind of hold
      * @param words what the parent suffers, as the predicate of a sentence about it
+     * @param consequence what the parent's release verb would do
+     * @param errno the errno it would fail with, for {@link Consequence#FAILS}
+     * @param outcome that, as the predicate of a sentence about the verb
      */
-    record Hold(Cause cause, String words) {
+    record Hold(Cause cause, String words, Consequence consequence, @Nullable Errno errno, String outcome) {
+
+        /** The hold of a resource created on the parent: the parent's release fails with EBUSY. */
+        Hold(Cause cause, String words) {
+            this(cause, words, Consequence.FAILS, Errno.EBUSY, "would fail with EBUSY");
+        }
     }
 
     /** Kind-specific reasons (unacknowledged CQ events); none by default. */

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * docs/connections.md's listen/connect/exchange example compiles against today's API and, run on two
- * simulated hosts, prints exactly what the page quotes ({@link MarkdownExamples} says how pages mark it).
+ * docs/connections.md's examples (listen/connect/exchange, one-sided RDMA) compile against today's API and,
+ * run on two simulated hosts, print exactly what the page quotes ({@link MarkdownExamples} says how pages mark it).
  */
 class ConnectionsExamplesTests {
 
@@ -22,16 +22,18 @@ class ConnectionsExamplesTests {
     Path work;
 
     @Test
-    void theListenConnectExchangeExampleRunsAndPrintsWhatThePageQuotes() throws IOException {
+    void theListenConnectExchangeAndOneSidedExamplesRunAndPrintWhatThePageQuotes() throws IOException {
         MarkdownExamples examples = MarkdownExamples.of(PAGE);
         assertThat(examples.unmarkedJava()).as("```java blocks without an <!-- example: ... --> marker").isEmpty();
-        assertThat(examples.programs()).extracting(MarkdownExamples.Program::name).containsExactly("connections");
-        MarkdownExamples.Program program = examples.programs().getFirst();
-        Path dir = work.resolve(program.name());
-        Files.createDirectories(dir);
+        assertThat(examples.programs()).extracting(MarkdownExamples.Program::name)
+                .containsExactly("connections", "one-sided");
+        for (MarkdownExamples.Program program : examples.programs()) {
+            Path dir = work.resolve(program.name());
+            Files.createDirectories(dir);
 
-        List<String> problems = ExampleRun.check(program, dir);
+            List<String> problems = ExampleRun.check(program, dir);
 
-        assertThat(problems).as("problems of example '%s'", program.name()).isEmpty();
+            assertThat(problems).as("problems of example '%s'", program.name()).isEmpty();
+        }
     }
 }
