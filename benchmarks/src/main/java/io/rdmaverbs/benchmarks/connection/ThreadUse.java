@@ -1,0 +1,103 @@
+package io.rdmaverbs.benchmarks.connection;
+
+import java.lang.management.ManagementFactory;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.ThreadMXBean;
+
+/**
+ * What this JVM has spent so far: process CPU time ({@link OperatingSystemMXBean#getProcessCpuTime()}, GC
+ * and compiler threads included), heap bytes allocated by all threads, terminated ones included
+ * ({@link ThreadMXBean#getTotalThreadAllocatedBytes()}), and both split by what the live platform threads
+ * do, by name: the benchmark's own thread, the connection manager's completion loops, the carriers of the
+ * virtual threads (the sessions' lanes run the handlers there), the CM event loop and timers, and the
+ * rest. Two snapshots taken around a loop give its cost per message: the snapshot itself allocates a few
+ * kilobytes on the calling thread, nothing for a loop of thousands of messages.
+ *
+ * @param cpuNanos process CPU time
+ * @param allocatedBytes heap bytes allocated by every thread since the JVM started
+ * @param groups per thread group: CPU nanoseconds and allocated bytes of its live threads
+ */
+record ThreadUse(long cpuNanos, long allocatedBytes, Map<String, long[]> groups) {
+
+    /** The thread groups, in report order; a thread is in the first whose test its name passes. */
+    static final String CALLER = "caller";
+    static final String COMPLETIONS = "completions";
+    static final String VIRTUAL = "virtual";
+    static final String CM = "cm";
+    static final String OTHER = "other";
+
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final OperatingSystemMXBean OS = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+    static {
+        THREADS.setThreadAllocatedMemoryEnabled(true);
+        THREADS.setThreadCpuTimeEnabled(true);
+    }
+
+    /** The benchmark's threads are named so: SessionBench's loops and its server's handler. */
+    static final String CALLER_PREFIX = "sessbench";
+
+    static ThreadUse now() {
+        long cpu = OS.getProcessCpuTime();
+        long total = THREADS.getTotalThreadAllocatedBytes();
+        Map<String, long[]> groups = new LinkedHashMap<>();
+        for (String g : new String[] {CALLER, COMPLETIONS, VIRTUAL, CM, OTHER}) {
+            groups.put(g, new long[2]);
+        }
+        long[] ids = THREADS.getAllThreadIds();
+        long[] cpus = THREADS.getThreadCpuTime(ids);
+        long[] allocated = THREADS.getThreadAllocatedBytes(ids);
+        var infos = THREADS.getThreadInfo(ids);
+        for (int i = 0; i < ids.length; i++) {
+            if (infos[i] == null) {
+                continue;
+            }
+            long[] g = groups.get(group(infos[i].getThreadName()));
+            g[0] += Math.max(0, cpus[i]);
+            g[1] += Math.max(0, allocated[i]);
+        }
+        return new ThreadUse(cpu, total, groups);
+    }
+
+    static String group(String threadName) {
+        if (threadName.startsWith(CALLER_PREFIX)) {
+            return CALLER;
+        }
+        if (threadName.startsWith("rdma-completions-")) {
+            return COMPLETIONS;
+        }
+        if (threadName.startsWith("ForkJoinPool")) {
+            return VIRTUAL;
+        }
+        if (threadName.startsWith("rdma-cm-")) {
+            return CM;
+        }
+        return OTHER;
+    }
+
+    /** What was spent between {@code earlier} and this snapshot. */
+    ThreadUse since(ThreadUse earlier) {
+        Map<String, long[]> d = new LinkedHashMap<>();
+        groups.forEach((g, v) -> {
+            long[] e = earlier.groups.getOrDefault(g, new long[2]);
+            d.put(g, new long[] {v[0] - e[0], v[1] - e[1]});
+        });
+        return new ThreadUse(cpuNanos - earlier.cpuNanos, allocatedBytes - earlier.allocatedBytes, d);
+    }
+
+    /**
+     * {@code cpu_us_per_msg C alloc_B_per_msg A} and per group {@code cpu_us.G C alloc_B.G A}, per message of
+     * {@code messages}: the words SessionBench prints and two-hosts-sessions-report.py reads.
+     */
+    String perMessage(String side, long messages) {
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%s_cpu_us_per_msg %.2f %s_alloc_B_per_msg %.1f",
+                side, cpuNanos / 1e3 / messages, side, (double) allocatedBytes / messages));
+        groups.forEach((g, v) -> b.append(String.format(Locale.ROOT, " %s_cpu_us.%s %.2f %s_alloc_B.%s %.1f", side, g,
+                v[0] / 1e3 / messages, side, g, (double) v[1] / messages)));
+        return b.toString();
+    }
+}
