@@ -290,10 +290,13 @@ public final class Session {
         }
     }
 
-    /** Waits until every work request posted came back (the flush of a close), or the deadline. */
+    /**
+     * Waits until every work request posted came back (the flush of a close), the deadline, or an
+     * interrupt (whose status stays set).
+     */
     boolean awaitFlushed(long deadlineNanos) {
         while (outbox.outstanding() > 0) {
-            if (System.nanoTime() - deadlineNanos >= 0) {
+            if (System.nanoTime() - deadlineNanos >= 0 || Thread.currentThread().isInterrupted()) {
                 return false;
             }
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
