@@ -25,25 +25,8 @@ ROUNDS=(c1 java c2)
 CM_PORT_C=7471 CM_PORT_JAVA=7472 PP_PORT=7473
 
 # ---- inside the guests: A serves, B connects; they meet on files in $SOFTROCE_WIRE_DIR ----
-wire_wait() {   # wire_wait NAME SECONDS
-  local n=0
-  until [ -e "$SOFTROCE_WIRE_DIR/$1" ]; do
-    n=$((n + 1))
-    [ "$n" -lt $(($2 * 10)) ] || { echo "host $SOFTROCE_HOST: no $1 after $2 s" >&2; return 1; }
-    sleep 0.1
-  done
-}
-# A listening rdma_cm id shows in the kernel's resource tracking, with its port.
-cm_listening() {   # cm_listening PID PORT: until a listener on PORT is up, or PID ended
-  local n=0
-  until rdma resource show cm_id 2>/dev/null | grep -Eq "state LISTEN.*[^0-9]$2([^0-9]|\$)"; do
-    kill -0 "$1" 2>/dev/null || return 1
-    n=$((n + 1)); [ "$n" -lt 1200 ] || return 1; sleep 0.1
-  done
-}
-# rxe's packet counters on the wire's device, cumulative since boot: a stuck run shows where packets stopped.
-counters() { grep -H . "/sys/class/infiniband/$SOFTROCE_WIRE_DEV/ports/1/hw_counters/"* 2>/dev/null | sed 's|.*/||'; }
-jvm() { "$SOFTROCE_JAVA" -cp "$JAR" "$@"; }
+# shellcheck source=two-hosts-lib.sh
+. "$BENCH/two-hosts-lib.sh"
 
 server() {   # server ROUND WHAT OUT: A's side of one benchmark
   local round=$1 what=$2 out=$3 pid rc=0

@@ -21,13 +21,15 @@
  *            SEND and polls for the reply's RECV, the server polls for the RECV and answers; the latency
  *            of iteration i is half the time between the client's posts i and i+1, as perftest reports
  *            it (t_typical is the median).
- * Empty polls spin, as perftest's. Bandwidth is SIZE x ITERS over the time from the first post to the
+ * Empty polls spin, as perftest's; with WAIT "yield" each empty poll calls sched_yield instead (as
+ * cm_pingpong does), so that in a one-vCPU guest the poller does not keep soft-RoCE's deferred packet
+ * work (tasklets, ksoftirqd) off the only CPU: what that costs perftest there is the difference. Bandwidth is SIZE x ITERS over the time from the first post to the
  * last completion (perftest's "BW average"), in MiB/s (2^20 bytes). Each side also reports its process
  * CPU time (getrusage) per message, the figure SessionBench gives for Java.
  *
- * usage: cm_perf server ADDRESS PORT TEST SIZE ITERS   (ADDRESS may be fe80::...%eth0)
- *        cm_perf client ADDRESS PORT TEST SIZE ITERS
- * TEST: send_bw | write_bw | read_bw | send_lat. The client prints one line:
+ * usage: cm_perf server ADDRESS PORT TEST SIZE ITERS [WAIT]   (ADDRESS may be fe80::...%eth0)
+ *        cm_perf client ADDRESS PORT TEST SIZE ITERS [WAIT]
+ * TEST: send_bw | write_bw | read_bw | send_lat; WAIT: spin (the default) | yield. The client prints one line:
  *   perf TEST size S iters N seconds T MiB_per_s B msgs_per_s M cpu_us_per_msg C
  *   perf send_lat size S iters N t_min_us M t_typical_us M t_avg_us M t_99_us M t_max_us M cpu_us_per_msg C
  * and the server its own, starting "perf_server".
@@ -38,6 +40,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -51,6 +54,9 @@ enum test { SEND_BW, WRITE_BW, READ_BW, SEND_LAT };
 #define CQ_MOD 100
 #define CQ_MOD_SIZE_LIMIT 8192
 #define POLL_BATCH 16
+
+/* Whether an empty poll yields the CPU (WAIT "yield") instead of spinning. */
+static int yield_on_empty;
 
 static void die(const char *what)
 {
@@ -200,6 +206,8 @@ static int poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 
 	if (got < 0)
 		die("ibv_poll_cq");
+	if (got == 0 && yield_on_empty)
+		sched_yield();
 	for (int i = 0; i < got; i++) {
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			fprintf(stderr, "cm_perf: completion %s (wr_id %llu)\n", ibv_wc_status_str(wc[i].status),
@@ -452,14 +460,17 @@ int main(int argc, char **argv)
 	int server, test = -1;
 	long size, iters;
 
-	if (argc == 7)
+	if (argc == 7 || argc == 8)
 		for (int i = 0; i < 4; i++)
 			if (!strcmp(argv[4], names[i]))
 				test = i;
-	if (argc != 7 || (strcmp(argv[1], "server") && strcmp(argv[1], "client")) || test < 0) {
-		fprintf(stderr, "usage: cm_perf server|client ADDRESS PORT send_bw|write_bw|read_bw|send_lat SIZE ITERS\n");
+	if ((argc != 7 && argc != 8) || (strcmp(argv[1], "server") && strcmp(argv[1], "client")) || test < 0 ||
+	    (argc == 8 && strcmp(argv[7], "spin") && strcmp(argv[7], "yield"))) {
+		fprintf(stderr, "usage: cm_perf server|client ADDRESS PORT send_bw|write_bw|read_bw|send_lat SIZE ITERS "
+			"[spin|yield]\n");
 		return 2;
 	}
+	yield_on_empty = argc == 8 && !strcmp(argv[7], "yield");
 	server = !strcmp(argv[1], "server");
 	size = atol(argv[5]);
 	iters = atol(argv[6]);

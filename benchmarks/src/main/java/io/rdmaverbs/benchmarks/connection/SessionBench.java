@@ -58,6 +58,11 @@ public final class SessionBench {
     static final int BUFFER_SIZE = 8 << 10;
     static final long MAX_MESSAGE = 64L << 20;
     private static final Duration MARK_WAIT = Duration.ofMinutes(2);
+    /**
+     * Each resolution's, and half the handshake's: in an emulated guest the server's accept (a 2 MiB region
+     * registered, 128 receives posted, by a JVM still interpreting) takes longer than the default's 4 s.
+     */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(15);
 
     private final Session session;
     private final Connection connection;
@@ -112,7 +117,7 @@ public final class SessionBench {
     static void client(Verbs verbs, InetSocketAddress address, int window, String[] cases) {
         List<Runnable> runs = new ArrayList<>();
         try (Connections cm = Connections.on(verbs, "sessbench-client")) {
-            Connection c = cm.connect(ConnectSpec.to(address).connection(connectionSpec())
+            Connection c = cm.connect(ConnectSpec.to(address).timeout(CONNECT_TIMEOUT).connection(connectionSpec())
                     .session(SessionSpec.defaults().maxMessageSize(MAX_MESSAGE)));
             SessionBench bench = new SessionBench(c, window);
             for (String spec : cases) {

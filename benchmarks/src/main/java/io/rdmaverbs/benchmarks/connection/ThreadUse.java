@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.sun.management.OperatingSystemMXBean;
 import com.sun.management.ThreadMXBean;
@@ -14,8 +15,8 @@ import com.sun.management.ThreadMXBean;
  * ({@link ThreadMXBean#getTotalThreadAllocatedBytes()}), and both split by what the live platform threads
  * do, by name: the benchmark's own thread, the connection manager's completion loops, the carriers of the
  * virtual threads (the sessions' lanes run the handlers there), the CM event loop and timers, and the
- * rest. Two snapshots taken around a loop give its cost per message: the snapshot itself allocates a few
- * kilobytes on the calling thread, nothing for a loop of thousands of messages.
+ * rest. Two snapshots taken around a loop give its cost per message; a snapshot allocates its three arrays
+ * and a small map on the calling thread (a thread's name is looked up once, when it is first seen).
  *
  * @param cpuNanos process CPU time
  * @param allocatedBytes heap bytes allocated by every thread since the JVM started
@@ -41,26 +42,34 @@ record ThreadUse(long cpuNanos, long allocatedBytes, Map<String, long[]> groups)
     /** The benchmark's threads are named so: SessionBench's loops and its server's handler. */
     static final String CALLER_PREFIX = "sessbench";
 
+    /** Each live thread's group, named once: a snapshot then allocates little more than its three arrays. */
+    private static final Map<Long, String> GROUP_OF = new ConcurrentHashMap<>();
+
     static ThreadUse now() {
         long cpu = OS.getProcessCpuTime();
         long total = THREADS.getTotalThreadAllocatedBytes();
+        long[] ids = THREADS.getAllThreadIds();
+        long[] cpus = THREADS.getThreadCpuTime(ids);
+        long[] allocated = THREADS.getThreadAllocatedBytes(ids);
         Map<String, long[]> groups = new LinkedHashMap<>();
         for (String g : new String[] {CALLER, COMPLETIONS, VIRTUAL, CM, OTHER}) {
             groups.put(g, new long[2]);
         }
-        long[] ids = THREADS.getAllThreadIds();
-        long[] cpus = THREADS.getThreadCpuTime(ids);
-        long[] allocated = THREADS.getThreadAllocatedBytes(ids);
-        var infos = THREADS.getThreadInfo(ids);
         for (int i = 0; i < ids.length; i++) {
-            if (infos[i] == null) {
+            String g = GROUP_OF.computeIfAbsent(ids[i], ThreadUse::groupOf);
+            if (g == null) {
                 continue;
             }
-            long[] g = groups.get(group(infos[i].getThreadName()));
-            g[0] += Math.max(0, cpus[i]);
-            g[1] += Math.max(0, allocated[i]);
+            long[] v = groups.get(g);
+            v[0] += Math.max(0, cpus[i]);
+            v[1] += Math.max(0, allocated[i]);
         }
         return new ThreadUse(cpu, total, groups);
+    }
+
+    private static String groupOf(long id) {
+        var info = THREADS.getThreadInfo(id);
+        return info == null ? null : group(info.getThreadName());
     }
 
     static String group(String threadName) {

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# The data plane of a connection across two soft-RoCE guests (tools/softroce/two-hosts.sh), C and Java
+# side by side in ONE pair of boots, host A serving and host B connecting over rxe1 on the virtual wire,
+# on the guests' IPv6 link-local addresses:
+#   probe   perftest's ib_send_bw, ib_write_bw, ib_read_bw and ib_send_lat with -R (rdma_cm) on those
+#           addresses, each once: Debian 12's perftest (4.5-0.17) cannot resolve an IPv6 address for
+#           rdma_cm (getaddrinfo with AF_INET only), and this records how each fails (or that it ran)
+#   C       src/main/c/cm_perf, perftest's send_bw / write_bw / read_bw patterns at each size of SIZES
+#           and send_lat at 64 B over librdmacm, empty polls spinning as perftest's (spin) and yielding
+#           (yield: what spinning costs on one emulated CPU)
+#   Java    io.rdmaverbs.benchmarks.connection.SessionBench: one connection, one-way messages at each
+#           size from a registered region and from a heap array, WINDOW in flight, then 64 B
+#           request/reply; CPU and allocation per message on both sides
+# Rounds: probe, c1 (C), j1 (Java), c2 (C again), j2 (Java again): the pairs show how far the guests
+# drifted, on a host shared with other work. Each side records rxe's
+# hw_counters before and after each run (RNR NAKs: rcvd_rnr_err on the sender, send_rnr_err on the
+# receiver). Guest JVMs run through tools/softroce/java.sh (C1 only, serial GC).
+#
+# usage: benchmarks/two-hosts-sessions.sh [--quick]    (--quick: a tenth of the messages: a smoke run)
+#        benchmarks/two-hosts-sessions.sh --simulated  the Java side only, both ends in one JVM on two
+#                                                      simulated hosts: checks the program, and gives a
+#                                                      host figure of allocation (simulator included)
+# env: JAVA_HOME (a JDK 25)  BENCH_SKIP_BUILD=1 (use benchmarks/target as built)
+#      SESS_SIZES ("64 4096 65536 1048576")  SESS_BYTES (bytes per size and run, 33554432; ITERS = BYTES /
+#      SIZE within SESS_MIN 50 .. SESS_MAX 5000)  SESS_WINDOW (128, perftest's tx_depth)
+#      SESS_LAT_COUNT (300)  SESS_LAT_WARMUP (100)  SESS_C_WAITS ("spin yield")
+#      SESS_TIMEOUT (s, 900: the bound of one client)
+# Results: benchmarks/target/results/two-hosts-sessions/{machine.txt,A/,B/,A.log,B.log,report.md}: the
+# raw outputs are <host>/<round>-<test>.txt, the tables report.md (two-hosts-sessions-report.py).
+set -euo pipefail
+BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROUNDS=(probe c1 j1 c2 j2)
+PORT=7475
+PERFTEST=(ib_send_bw ib_write_bw ib_read_bw ib_send_lat)
+
+# ---- inside the guests: A serves, B connects; they meet on files in $SOFTROCE_WIRE_DIR ----
+# shellcheck source=two-hosts-lib.sh
+. "$BENCH/two-hosts-lib.sh"
+
+iters() {   # iters SIZE: SESS_BYTES / SIZE, within SESS_MIN..SESS_MAX
+  local n=$((SESS_BYTES / $1))
+  [ "$n" -ge "$SESS_MIN" ] || n=$SESS_MIN
+  [ "$n" -le "$SESS_MAX" ] || n=$SESS_MAX
+  echo "$n"
+}
+
+# The tests of a round, one a line: perftest-TOOL | TEST-SIZE-WAIT (C) | sessions (Java).
+tests() {
+  local t s w
+  case "$1" in
+    probe) printf 'perftest-%s\n' "${PERFTEST[@]}" ;;
+    j*) echo sessions ;;
+    c*)
+      for w in $SESS_C_WAITS; do
+        for t in send_bw write_bw read_bw; do
+          for s in $SESS_SIZES; do echo "$t-$s-$w"; done
+        done
+        echo "send_lat-64-$w"
+      done ;;
+  esac
+}
+
+# SessionBench's cases: each size from a registered region, then from the heap; then the request/reply.
+java_cases() {
+  local s n
+  for s in $SESS_SIZES; do
+    n=$(iters "$s")
+    echo "send:$s:registered:$n:$((n / 4 + 10)) send:$s:heap:$n:$((n / 4 + 10))"
+  done
+  echo "request:64:$SESS_LAT_COUNT:$SESS_LAT_WARMUP"
+}
+
+# What runs for TEST on host A (server) or B (client).
+command_for() {   # command_for server|client TEST
+  local role=$1 test=$2 addr t s w
+  [ "$role" = server ] && addr=$SOFTROCE_ADDR || addr=$SOFTROCE_PEER_ADDR
+  case "$test" in
+    perftest-*)
+      if [ "$role" = server ]; then echo "${test#perftest-} -R -d $SOFTROCE_WIRE_DEV -F -n 100 -p $PORT"
+      else echo "timeout 60 ${test#perftest-} -R -d $SOFTROCE_WIRE_DEV -F -n 100 -p $PORT $addr"; fi ;;
+    sessions)
+      if [ "$role" = server ]; then echo "$SOFTROCE_JAVA -cp $JAR io.rdmaverbs.benchmarks.connection.SessionBench server $addr $PORT"
+      else echo "timeout $SESS_TIMEOUT $SOFTROCE_JAVA -cp $JAR io.rdmaverbs.benchmarks.connection.SessionBench client $addr $PORT $SESS_WINDOW $(java_cases | tr '\n' ' ')"; fi ;;
+    *)
+      IFS=- read -r t s w <<< "$test"
+      echo "$([ "$role" = client ] && echo "timeout $SESS_TIMEOUT ")$NATIVE/cm_perf $role $addr $PORT $t $s $([ "$t" = send_lat ] && echo "$SESS_LAT_COUNT" || iters "$s") $w" ;;
+  esac
+}
+
+server() {   # server ROUND TEST OUT: A's side of one test
+  local round=$1 test=$2 out=$3 pid rc=0 n=0
+  { echo "-- command: $(command_for server "$test")"; echo "-- counters before"; counters; echo "-- output"; } > "$out"
+  # shellcheck disable=SC2046  # the command's words, as command_for printed them
+  $(command_for server "$test") >> "$out" 2>&1 &
+  pid=$!
+  # Told even when no listener came up: B's client then fails at once, with its error in its file.
+  cm_listening "$pid" "$PORT" || echo "no listener: the server ended or was not up in 120 s" >> "$out"
+  touch "$SOFTROCE_WIRE_DIR/$round-$test.listening"
+  wire_wait "$round-$test.done" "$((SESS_TIMEOUT + 60))" || true
+  # The servers end with their connection; a perftest server that never got one is ended here.
+  while kill -0 "$pid" 2>/dev/null && [ "$n" -lt 300 ]; do
+    case "$test" in perftest-*) break ;; esac
+    n=$((n + 1)); sleep 0.1
+  done
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || rc=$?
+  { echo "server exit $rc"; echo "-- counters after"; counters; } >> "$out"
+}
+
+client() {   # client ROUND TEST OUT: B's side of one test, timed by its own clock
+  local round=$1 test=$2 out=$3 rc=0 t0
+  { echo "-- command: $(command_for client "$test")"; echo "-- counters before"; counters; echo "-- output"; } > "$out"
+  if wire_wait "$round-$test.listening" 240; then
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    # shellcheck disable=SC2046
+    $(command_for client "$test") >> "$out" 2>&1 || rc=$?
+    echo "wall_s $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { print b - a }')" >> "$out"
+  else
+    rc=125
+  fi
+  { echo "client exit $rc"; echo "-- counters after"; counters; } >> "$out"
+  touch "$SOFTROCE_WIRE_DIR/$round-$test.done"
+}
+
+guest() {   # guest A|B
+  local round test
+  uname -r > "$SOFTROCE_OUT/guest-kernel.txt"
+  dpkg-query -W -f '${Version}\n' perftest > "$SOFTROCE_OUT/perftest-version.txt" 2>&1
+  for round in "${ROUNDS[@]}"; do
+    for test in $(tests "$round"); do
+      echo "== $round $test ($(cut -d' ' -f1 /proc/uptime) s)"
+      if [ "$1" = A ]; then server "$round" "$test" "$SOFTROCE_OUT/$round-$test.txt"
+      else client "$round" "$test" "$SOFTROCE_OUT/$round-$test.txt"; fi
+    done
+  done
+}
+
+if [ "${1:-}" = --guest ]; then
+  set +e   # every outcome is in a result file; the host's report says which are missing
+  guest "$2"
+  exit 0
+fi
+
+# ---- on the host ----
+cd "$BENCH/.."
+if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'version "2[5-9]'; then
+  export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+fi
+export SESS_SIZES=${SESS_SIZES:-64 4096 65536 1048576} SESS_BYTES=${SESS_BYTES:-33554432} SESS_MIN=${SESS_MIN:-50} \
+  SESS_MAX=${SESS_MAX:-5000} SESS_WINDOW=${SESS_WINDOW:-128} SESS_LAT_COUNT=${SESS_LAT_COUNT:-300} \
+  SESS_LAT_WARMUP=${SESS_LAT_WARMUP:-100} SESS_C_WAITS=${SESS_C_WAITS:-spin yield} SESS_TIMEOUT=${SESS_TIMEOUT:-900}
+mode=guests
+case "${1:-}" in
+  --quick) SESS_BYTES=$((SESS_BYTES / 10)) SESS_MIN=10 SESS_MAX=$((SESS_MAX / 10)) SESS_LAT_COUNT=50 SESS_LAT_WARMUP=20 ;;
+  --simulated) mode=simulated ;;
+  "") ;;
+  -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  *) echo "two-hosts-sessions.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+esac
+if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
+  ./mvnw -B -q -Pbenchmarks -pl benchmarks -am package -DskipTests -Dmaven.javadoc.skip=true
+fi
+for dep in ib_send_bw ib_write_bw ib_read_bw ib_send_lat; do
+  command -v "$dep" > /dev/null || { echo "two-hosts-sessions.sh: $dep missing: apt-get install perftest" >&2; exit 2; }
+done
+export JAR=$BENCH/target/benchmarks.jar NATIVE=$BENCH/target/native
+out=$BENCH/target/results/two-hosts-sessions
+mkdir -p "$out"
+
+if [ "$mode" = simulated ]; then
+  rm -rf "$out/simulated"; mkdir -p "$out/simulated"
+  # shellcheck disable=SC2046
+  "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$JAR" io.rdmaverbs.benchmarks.connection.SessionBench \
+    simulated "$SESS_WINDOW" $(java_cases) | tee "$out/simulated/sessions.txt"
+  for s in $SESS_SIZES; do
+    for src in registered heap; do grep -q "^session send size $s source $src " "$out/simulated/sessions.txt"; done
+  done
+  grep -q '^session request size 64 ' "$out/simulated/sessions.txt"
+  echo "simulated smoke run: ok ($out/simulated)"
+  exit 0
+fi
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores"
+  echo "qemu: $(qemu-system-x86_64 --version | head -1), TCG (no KVM), two guests of 1 vCPU and ${SOFTROCE_MEM:-2048} MiB"
+  echo "rdma-core: $(dpkg-query -W -f '${Version}' librdmacm1 2>/dev/null || echo unknown), perftest: $(dpkg-query -W -f '${Version}' perftest)"
+  echo "jdk: $("$JAVA_HOME/bin/java" -version 2>&1 | sed -n 2p), in the guests C1 only (tools/softroce/java.sh)"
+  echo "git: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (with local changes)')"
+  echo "parameters: sizes $SESS_SIZES; $SESS_BYTES bytes per size ($SESS_MIN..$SESS_MAX messages); window $SESS_WINDOW;" \
+    "latency $SESS_LAT_WARMUP warm-up + $SESS_LAT_COUNT timed; C polls: $SESS_C_WAITS"
+  echo "host load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$out/machine.txt"
+
+rc=0
+SOFTROCE_TWO_CMD_TIMEOUT=${SOFTROCE_TWO_CMD_TIMEOUT:-3600} tools/softroce/two-hosts.sh --out "$out" \
+  --env JAR --env NATIVE --env SESS_SIZES --env SESS_BYTES --env SESS_MIN --env SESS_MAX --env SESS_WINDOW \
+  --env SESS_LAT_COUNT --env SESS_LAT_WARMUP --env SESS_C_WAITS --env SESS_TIMEOUT \
+  "bash $BENCH/two-hosts-sessions.sh --guest A" "bash $BENCH/two-hosts-sessions.sh --guest B" || rc=$?
+{ echo "host load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "guest kernel: $(cat "$out/A/guest-kernel.txt" 2>/dev/null)"; } >> "$out/machine.txt"
+python3 "$BENCH/two-hosts-sessions-report.py" "$out" > "$out/report.md" || rc=1
+echo "report: $out/report.md"
+exit "$rc"
