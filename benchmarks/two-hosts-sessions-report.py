@@ -208,6 +208,25 @@ def main():
               + f" | {fmt(get(j, 'server_alloc_B_per_msg'))} | "
               + " | ".join(fmt(get(j, f"server_alloc_B.{g}")) for g in GROUPS[:3]) + " |")
 
+    print("\n## Wakeups per message (voluntary context switches; Java, mean of j1 and j2)\n")
+    print("A thread blocks (a completion loop in `poll(2)` for the next CQ event, a caller on a future, a "
+          "carrier with no virtual thread to run) and is woken: each is a switch on the guest's one CPU.\n")
+    print("| run | client: " + " | client: ".join(GROUPS[:3]) + " | server: " + " | server: ".join(GROUPS[:3]) + " |")
+    print("| --- |" + " ---: |" * 6)
+    for label, _, _, j in runs:
+        print(f"| {label} | " + " | ".join(fmt(get(j, f"{side}_wakeups.{g}"), 2) for side in ("client", "server")
+                                           for g in GROUPS[:3]) + " |")
+
+    registers = [words(l, 2) for r in rounds for l in lines(r, "session register ")]
+    if registers:
+        print("\n## What a rendezvous registers per message (Java, the connection's PD), microseconds\n")
+        print("| size | allocate + register, mean | median | close (deregister, free), mean | median |")
+        print("| ---: | ---: | ---: | ---: | ---: |")
+        for size in sorted({int(x["size"]) for x in registers}):
+            x = averaged([y for y in registers if int(y["size"]) == size])
+            print(f"| {size} | {fmt(x['allocate_mean_us'])} | {fmt(x['allocate_median_us'])} | {fmt(x['close_mean_us'])} "
+                  f"| {fmt(x['close_median_us'])} |")
+
     print("\n## rxe hw_counters around each run (deltas)\n")
     print("RNR NAKs: `rcvd_rnr_err` counts those a sender received, `send_rnr_err` those a receiver sent. "
           "Retransmission: " + ", ".join(f"`{k}`" for k in RESENT) + ".\n")

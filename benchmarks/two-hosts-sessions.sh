@@ -10,7 +10,8 @@
 #           (yield: what spinning costs on one emulated CPU)
 #   Java    io.rdmaverbs.benchmarks.connection.SessionBench: one connection, one-way messages at each
 #           size from a registered region and from a heap array, WINDOW in flight, then 64 B
-#           request/reply; CPU and allocation per message on both sides
+#           request/reply; CPU, allocation and wakeups per message on both sides; what registering a
+#           rendezvous's region costs at the sizes that go by rendezvous
 # Rounds: probe, c1 (C), j1 (Java), c2 (C again), j2 (Java again): the pairs show how far the guests
 # drifted, on a host shared with other work. Each side records rxe's
 # hw_counters before and after each run (RNR NAKs: rcvd_rnr_err on the sender, send_rnr_err on the
@@ -68,6 +69,9 @@ java_cases() {
     echo "send:$s:registered:$n:$((n / 4 + 10)) send:$s:heap:$n:$((n / 4 + 10))"
   done
   echo "request:64:$SESS_LAT_COUNT:$SESS_LAT_WARMUP"
+  for s in $SESS_SIZES; do
+    [ "$s" -le 8192 ] || echo "register:$s:$(( $(iters "$s") / 2 + 5 ))"
+  done
 }
 
 # What runs for TEST on host A (server) or B (client).

@@ -36,10 +36,12 @@ import io.rdmaverbs.verbs.connection.SessionStatistics;
  *     perftest sends from one buffer. Prints messages/s and MiB/s from the first send to the last future.</li>
  * <li>{@code request:SIZE:COUNT:WARMUP}: request/reply round trips one at a time from a registered slice,
  *     the server replying with as many bytes from its own region; mean, median, p99, min.</li>
+ * <li>{@code register:SIZE:COUNT}: what a rendezvous pays per message besides the wire, on each side that
+ *     copies or receives: a region of SIZE allocated, registered and closed, timed.</li>
  * </ul>
- * Each timed loop is bracketed by a {@code bench: mark} request, whose reply is the server's CPU and
- * allocation since the previous mark per message it handled; the client prints its own
- * ({@link ThreadUse}) beside it, per thread group. WARMUP untimed messages come first.
+ * Each timed loop is bracketed by a {@code bench: mark} request, whose reply is the server's CPU,
+ * allocation and context switches since the previous mark per message it handled; the client prints its
+ * own ({@link ThreadUse.Interval}) beside it, per thread group. WARMUP untimed messages come first.
  *
  * <pre>
  * usage: SessionBench server ADDRESS PORT               serves one connection, then exits
@@ -109,7 +111,7 @@ public final class SessionBench {
         } else {
             System.err.println("usage: SessionBench server ADDRESS PORT | SessionBench client ADDRESS PORT WINDOW CASE... | "
                     + "SessionBench simulated WINDOW CASE...   (CASE: send:SIZE:registered|heap:COUNT:WARMUP, "
-                    + "request:SIZE:COUNT:WARMUP)");
+                    + "request:SIZE:COUNT:WARMUP, register:SIZE:COUNT)");
             System.exit(2);
         }
     }
@@ -142,6 +144,11 @@ public final class SessionBench {
                 boolean registered = f[2].equals("registered");
                 return () -> System.out.println(throughput(size, registered, count, warmup));
             }
+            if (f.length == 3 && f[0].equals("register")) {
+                int size = Integer.parseInt(f[1]);
+                int count = Integer.parseInt(f[2]);
+                return () -> System.out.println(registration(size, count));
+            }
             if (f.length == 4 && f[0].equals("request")) {
                 int size = Integer.parseInt(f[1]);
                 int count = Integer.parseInt(f[2]);
@@ -151,8 +158,8 @@ public final class SessionBench {
         } catch (NumberFormatException e) {
             // the usage below says what is expected
         }
-        throw new IllegalArgumentException("not a case: " + spec + " (send:SIZE:registered|heap:COUNT:WARMUP or "
-                + "request:SIZE:COUNT:WARMUP)");
+        throw new IllegalArgumentException("not a case: " + spec + " (send:SIZE:registered|heap:COUNT:WARMUP, "
+                + "request:SIZE:COUNT:WARMUP or register:SIZE:COUNT)");
     }
 
     // ---- one-way messages -----------------------------------------------------------------------------
@@ -165,17 +172,16 @@ public final class SessionBench {
             CompletableFuture<?>[] inFlight = new CompletableFuture<?>[window];
             send(message, inFlight, warmup);
             mark();
-            ThreadUse before = ThreadUse.now();
+            ThreadUse.Interval interval = ThreadUse.Interval.start();
             long t0 = System.nanoTime();
             long waits = send(message, inFlight, count);
             long t1 = System.nanoTime();
-            ThreadUse spent = ThreadUse.now().since(before);
+            String client = interval.perMessage("client", count);
             String server = mark();
             double seconds = (t1 - t0) / 1e9;
             return String.format(Locale.ROOT, "session send size %d source %s count %d window %d waits %d seconds %.3f "
                     + "msgs_per_s %.1f MiB_per_s %.3f %s %s", size, registered ? "registered" : "heap", count, window,
-                    waits, seconds, count / seconds, (double) size * count / seconds / (1 << 20),
-                    spent.perMessage("client", count), server);
+                    waits, seconds, count / seconds, (double) size * count / seconds / (1 << 20), client, server);
         }
     }
 
@@ -224,7 +230,7 @@ public final class SessionBench {
                 session.request(request).join();
             }
             mark();
-            ThreadUse before = ThreadUse.now();
+            ThreadUse.Interval interval = ThreadUse.Interval.start();
             for (int i = 0; i < count; i++) {
                 long t0 = System.nanoTime();
                 Message reply = session.request(request).join();
@@ -233,14 +239,42 @@ public final class SessionBench {
                     throw new IllegalStateException("a reply of " + reply.length() + " bytes to a request of " + size);
                 }
             }
-            ThreadUse spent = ThreadUse.now().since(before);
+            String client = interval.perMessage("client", count);
             String server = mark();
             long sum = Arrays.stream(rtt).sum();
             Arrays.sort(rtt);
             return String.format(Locale.ROOT, "session request size %d count %d mean_us %.2f median_us %.2f p99_us %.2f "
                     + "min_us %.2f %s %s", size, count, sum / 1e3 / count, rtt[count / 2] / 1e3,
-                    rtt[count * 99 / 100] / 1e3, rtt[0] / 1e3, spent.perMessage("client", count), server);
+                    rtt[count * 99 / 100] / 1e3, rtt[0] / 1e3, client, server);
         }
+    }
+
+    // ---- what a rendezvous registers per message ------------------------------------------------------
+
+    /**
+     * The region a large message costs per transfer, as the session makes it: allocated (zeroed) and
+     * registered in the connection's PD, then closed (deregistered, freed), COUNT times; mean and median of
+     * each half.
+     */
+    private String registration(int size, int count) {
+        long[] made = new long[count];
+        long[] closed = new long[count];
+        var access = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ);
+        for (int i = 0; i < count; i++) {
+            long t0 = System.nanoTime();
+            MemoryRegion r = connection.protectionDomain().allocateMemory(size, access, "sessbench/register");
+            long t1 = System.nanoTime();
+            r.close();
+            made[i] = t1 - t0;
+            closed[i] = System.nanoTime() - t1;
+        }
+        long madeSum = Arrays.stream(made).sum();
+        long closedSum = Arrays.stream(closed).sum();
+        Arrays.sort(made);
+        Arrays.sort(closed);
+        return String.format(Locale.ROOT, "session register size %d count %d allocate_mean_us %.2f allocate_median_us %.2f "
+                + "close_mean_us %.2f close_median_us %.2f", size, count, madeSum / 1e3 / count, made[count / 2] / 1e3,
+                closedSum / 1e3 / count, closed[count / 2] / 1e3);
     }
 
     /** The server's figures since its previous mark; this call starts its next interval. */

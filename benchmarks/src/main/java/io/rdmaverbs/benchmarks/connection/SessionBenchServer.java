@@ -35,7 +35,7 @@ final class SessionBenchServer {
 
     private final AtomicLong messages = new AtomicLong();
     private final ConcurrentHashMap<Connection, Replies> replies = new ConcurrentHashMap<>();
-    private volatile ThreadUse markedAt = ThreadUse.now();
+    private volatile ThreadUse.Interval markedAt = ThreadUse.Interval.start();
     private volatile long messagesAtMark;
 
     /** A region of the connection for replies, and the last reply made from it (one per request size). */
@@ -96,11 +96,10 @@ final class SessionBenchServer {
 
     /** What was spent since the last mark, per message handled since: a line of ThreadUse's words. */
     private String mark() {
-        ThreadUse now = ThreadUse.now();
         long n = messages.get();
         long handled = n - messagesAtMark;
-        String line = "server_msgs " + handled + " " + now.since(markedAt).perMessage("server", Math.max(1, handled));
-        markedAt = now;
+        String line = "server_msgs " + handled + " " + markedAt.perMessage("server", handled);
+        markedAt = ThreadUse.Interval.start();
         messagesAtMark = n;
         System.out.println("mark " + line);
         return line;

@@ -2,6 +2,7 @@ package io.rdmaverbs.benchmarks.connection;
 
 import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,6 +31,7 @@ record ThreadUse(long cpuNanos, long allocatedBytes, Map<String, long[]> groups)
     static final String VIRTUAL = "virtual";
     static final String CM = "cm";
     static final String OTHER = "other";
+    static final List<String> GROUPS = List.of(CALLER, COMPLETIONS, VIRTUAL, CM, OTHER);
 
     private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final OperatingSystemMXBean OS = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -52,7 +54,7 @@ record ThreadUse(long cpuNanos, long allocatedBytes, Map<String, long[]> groups)
         long[] cpus = THREADS.getThreadCpuTime(ids);
         long[] allocated = THREADS.getThreadAllocatedBytes(ids);
         Map<String, long[]> groups = new LinkedHashMap<>();
-        for (String g : new String[] {CALLER, COMPLETIONS, VIRTUAL, CM, OTHER}) {
+        for (String g : GROUPS) {
             groups.put(g, new long[2]);
         }
         for (int i = 0; i < ids.length; i++) {
@@ -72,11 +74,12 @@ record ThreadUse(long cpuNanos, long allocatedBytes, Map<String, long[]> groups)
         return info == null ? null : group(info.getThreadName());
     }
 
+    /** The group of a thread by its name (or by the first 15 bytes of it, as the kernel keeps it). */
     static String group(String threadName) {
         if (threadName.startsWith(CALLER_PREFIX)) {
             return CALLER;
         }
-        if (threadName.startsWith("rdma-completions-")) {
+        if (threadName.startsWith("rdma-completion")) {
             return COMPLETIONS;
         }
         if (threadName.startsWith("ForkJoinPool")) {
@@ -108,5 +111,25 @@ record ThreadUse(long cpuNanos, long allocatedBytes, Map<String, long[]> groups)
         groups.forEach((g, v) -> b.append(String.format(Locale.ROOT, " %s_cpu_us.%s %.2f %s_alloc_B.%s %.1f", side, g,
                 v[0] / 1e3 / messages, side, g, (double) v[1] / messages)));
         return b.toString();
+    }
+
+    /**
+     * What this JVM spends from {@link #start()} on: its {@link ThreadUse} and its {@link ContextSwitches},
+     * the switches read outside the two allocation snapshots so that reading {@code /proc} is not counted.
+     */
+    record Interval(ContextSwitches switches, ThreadUse use) {
+
+        static Interval start() {
+            ContextSwitches s = ContextSwitches.now();
+            return new Interval(s, ThreadUse.now());
+        }
+
+        /** The words of ThreadUse and ContextSwitches per message of {@code messages}, since the start. */
+        String perMessage(String side, long messages) {
+            ThreadUse u = ThreadUse.now().since(use);
+            ContextSwitches s = ContextSwitches.now().since(switches);
+            long n = Math.max(1, messages);
+            return u.perMessage(side, n) + " " + s.perMessage(side, n);
+        }
     }
 }
