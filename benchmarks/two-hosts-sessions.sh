@@ -92,37 +92,21 @@ command_for() {   # command_for server|client TEST
 }
 
 server() {   # server ROUND TEST OUT: A's side of one test
-  local round=$1 test=$2 out=$3 pid rc=0 n=0
+  local round=$1 test=$2 out=$3 linger=300
+  # The servers end with their connection; a perftest server that never got one is ended at once.
+  case "$test" in perftest-*) linger=0 ;; esac
   { echo "-- command: $(command_for server "$test")"; echo "-- counters before"; counters; echo "-- output"; } > "$out"
   # shellcheck disable=SC2046  # the command's words, as command_for printed them
-  $(command_for server "$test") >> "$out" 2>&1 &
-  pid=$!
-  # Told even when no listener came up: B's client then fails at once, with its error in its file.
-  cm_listening "$pid" "$PORT" || echo "no listener: the server ended or was not up in 120 s" >> "$out"
-  touch "$SOFTROCE_WIRE_DIR/$round-$test.listening"
-  wire_wait "$round-$test.done" "$((SESS_TIMEOUT + 60))" || true
-  # The servers end with their connection; a perftest server that never got one is ended here.
-  while kill -0 "$pid" 2>/dev/null && [ "$n" -lt 300 ]; do
-    case "$test" in perftest-*) break ;; esac
-    n=$((n + 1)); sleep 0.1
-  done
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || rc=$?
-  { echo "server exit $rc"; echo "-- counters after"; counters; } >> "$out"
+  serve_step "$round" "$test" "$out" "$PORT" "$linger" "$((SESS_TIMEOUT + 60))" $(command_for server "$test")
+  { echo "-- counters after"; counters; } >> "$out"
 }
 
 client() {   # client ROUND TEST OUT: B's side of one test, timed by its own clock
-  local round=$1 test=$2 out=$3 rc=0 t0
+  local round=$1 test=$2 out=$3
   { echo "-- command: $(command_for client "$test")"; echo "-- counters before"; counters; echo "-- output"; } > "$out"
-  if wire_wait "$round-$test.listening" 240; then
-    t0=$(cut -d' ' -f1 /proc/uptime)
-    # shellcheck disable=SC2046
-    $(command_for client "$test") >> "$out" 2>&1 || rc=$?
-    echo "wall_s $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { print b - a }')" >> "$out"
-  else
-    rc=125
-  fi
-  { echo "client exit $rc"; echo "-- counters after"; counters; } >> "$out"
+  # shellcheck disable=SC2046
+  client_step "$round" "$test" "$out" $(command_for client "$test")
+  { echo "-- counters after"; counters; } >> "$out"
   touch "$SOFTROCE_WIRE_DIR/$round-$test.done"
 }
 

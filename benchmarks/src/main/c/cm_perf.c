@@ -36,16 +36,10 @@
  */
 #define _GNU_SOURCE
 #include <endian.h>
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sched.h>
-#include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
-#include <rdma/rdma_cma.h>
+#include "cm_common.h"
 
 enum test { SEND_BW, WRITE_BW, READ_BW, SEND_LAT };
 
@@ -58,20 +52,6 @@ enum test { SEND_BW, WRITE_BW, READ_BW, SEND_LAT };
 /* Whether an empty poll yields the CPU (WAIT "yield") instead of spinning. */
 static int yield_on_empty;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "cm_perf: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static uint64_t cpu_ns(void)
 {
 	struct rusage u;
@@ -79,20 +59,6 @@ static uint64_t cpu_ns(void)
 	getrusage(RUSAGE_SELF, &u);
 	return ((uint64_t)u.ru_utime.tv_sec + (uint64_t)u.ru_stime.tv_sec) * 1000000000u +
 	       ((uint64_t)u.ru_utime.tv_usec + (uint64_t)u.ru_stime.tv_usec) * 1000u;
-}
-
-static struct rdma_cm_event *expect(struct rdma_event_channel *ch, enum rdma_cm_event_type type)
-{
-	struct rdma_cm_event *event;
-
-	if (rdma_get_cm_event(ch, &event))
-		die("rdma_get_cm_event");
-	if (event->event != type) {
-		fprintf(stderr, "cm_perf: expected %s, got %s (status %d)\n", rdma_event_str(type),
-			rdma_event_str(event->event), event->status);
-		exit(1);
-	}
-	return event;
 }
 
 /* The server's buffer, as the accept's private data carries it (big-endian). */
@@ -317,13 +283,6 @@ static void run_lat(struct end *e, int client, uint64_t *posted_at)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void report_lat(struct end *e, uint64_t *posted_at, uint64_t cpu)
 {
 	long n = e->iters - 1;
@@ -353,14 +312,7 @@ static void serve(struct rdma_event_channel *ch, struct rdma_addrinfo *rai, enum
 	struct remote r;
 	struct end e;
 
-	if (rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP))
-		die("rdma_create_id");
-	if (rdma_bind_addr(listen_id, rai->ai_src_addr))
-		die("rdma_bind_addr");
-	if (rdma_listen(listen_id, 1))
-		die("rdma_listen");
-	printf("listening\n");
-	fflush(stdout);
+	listen_id = cm_listen(ch, rai);
 	event = expect(ch, RDMA_CM_EVENT_CONNECT_REQUEST);
 	open_end(&e, event->id, test, size, iters);
 	rdma_ack_cm_event(event);
@@ -400,14 +352,7 @@ static void client(struct rdma_event_channel *ch, struct rdma_addrinfo *rai, enu
 	struct remote r;
 	struct end e;
 
-	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-		die("rdma_create_id");
-	if (rdma_resolve_addr(id, NULL, rai->ai_dst_addr, 2000))
-		die("rdma_resolve_addr");
-	rdma_ack_cm_event(expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED));
-	if (rdma_resolve_route(id, 2000))
-		die("rdma_resolve_route");
-	rdma_ack_cm_event(expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED));
+	id = cm_resolve(ch, rai);
 	open_end(&e, id, test, size, iters);
 	if (is_send(test))
 		for (int i = 0; i < e.rx_depth; i++)
@@ -455,7 +400,7 @@ static void client(struct rdma_event_channel *ch, struct rdma_addrinfo *rai, enu
 
 int main(int argc, char **argv)
 {
-	struct rdma_addrinfo hints, *rai;
+	struct rdma_addrinfo *rai;
 	struct rdma_event_channel *ch;
 	int server, test = -1;
 	long size, iters;
@@ -478,14 +423,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cm_perf: SIZE must be 1..2^30, ITERS at least 2\n");
 		return 2;
 	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_port_space = RDMA_PS_TCP;
-	if (server)
-		hints.ai_flags = RAI_PASSIVE;
-	if (rdma_getaddrinfo(argv[2], argv[3], &hints, &rai)) {
-		fprintf(stderr, "cm_perf: rdma_getaddrinfo %s port %s failed\n", argv[2], argv[3]);
-		return 1;
-	}
+	rai = cm_addrinfo(argv[2], argv[3], server);
 	ch = rdma_create_event_channel();
 	if (!ch)
 		die("rdma_create_event_channel");
