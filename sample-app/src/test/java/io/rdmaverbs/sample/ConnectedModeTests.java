@@ -68,9 +68,21 @@ class ConnectedModeTests {
     }
 
     @Test
-    void aMessageLargerThanTheBuffersIsABadRequest() {
-        ResponseEntity<String> response = client().post().uri("/rdma/connected/echo?count=1&size=70000").retrieve()
-                .onStatus(s -> true, (request, r) -> { }).toEntity(String.class);
+    void messagesLargerThanTheBuffersGoByRendezvousAndComeBackIntact() throws InterruptedException {
+        assertThat(peer.awaitConnected(Duration.ofSeconds(10))).isTrue();
+
+        Map<String, Object> run = client().post().uri("/rdma/connected/echo?count=3&size=70000").retrieve()
+                .body(new ParameterizedTypeReference<>() { });
+
+        assertThat(run).containsEntry("sent", 3).containsEntry("echoed", 3).containsEntry("checksumMismatches", 0);
+        assertThat(peer.session().orElseThrow().statistics().largeMessagesSent()).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void aMessageLargerThanTheMaxMessageSizeIsABadRequest() throws InterruptedException {
+        assertThat(peer.awaitConnected(Duration.ofSeconds(10))).isTrue();
+        ResponseEntity<String> response = client().post().uri("/rdma/connected/echo?count=1&size=" + (64 * 1024 * 1024 + 1))
+                .retrieve().onStatus(s -> true, (request, r) -> { }).toEntity(String.class);
         assertThat(response.getStatusCode().value()).isEqualTo(400);
     }
 

@@ -16,7 +16,8 @@ import org.springframework.stereotype.Service;
 /**
  * Sends messages to a peer's listener and checks each echo: a message is {@code size - 4} pseudo-random
  * bytes followed by their CRC32 (big-endian); an echo must have the same length, a CRC32 that matches its
- * own bytes, and the CRC32 of the message sent.
+ * own bytes, and the CRC32 of the message sent. A message larger than the connection's buffer-size goes by
+ * rendezvous (the listener reads it with RDMA READ), up to its max-message-size.
  */
 @Service
 public class ConnectedEcho {
@@ -41,9 +42,9 @@ public class ConnectedEcho {
         if (count < 1 || size < MIN_SIZE) {
             throw new IllegalArgumentException("count must be at least 1 and size at least " + MIN_SIZE + " bytes");
         }
-        int max = peer.session().map(s -> s.maxMessageSize()).orElse(Integer.MAX_VALUE);
+        long max = peer.session().map(s -> s.spec().maxMessageSize()).orElse((long) Integer.MAX_VALUE);
         if (size > max) {
-            throw new IllegalArgumentException("size " + size + " is above the connection's buffer-size of " + max
+            throw new IllegalArgumentException("size " + size + " is above the connection's max-message-size of " + max
                     + " bytes");
         }
         int sent = 0;

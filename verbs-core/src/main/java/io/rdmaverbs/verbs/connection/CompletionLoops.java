@@ -7,14 +7,13 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CompletionChannel;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.DeviceContext;
-import io.rdmaverbs.verbs.ResourceClosedException;
+import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 
 import org.jspecify.annotations.Nullable;
@@ -29,8 +28,6 @@ import org.jspecify.annotations.Nullable;
 final class CompletionLoops {
 
     private static final System.Logger LOG = System.getLogger(CompletionLoops.class.getName());
-    /** How long one wait lasts before a loop looks whether it is stopping (a wake ends it earlier). */
-    private static final Duration WAIT = Duration.ofMillis(500);
     private static final int POLL_BATCH = 32;
 
     private final String name;
@@ -72,9 +69,10 @@ final class CompletionLoops {
      * Stops every loop (waiting up to {@code bound} for each to leave) and closes their channels: called once
      * every session's CQ is gone, since a channel cannot go before its CQs.
      *
+     * @param released where the channels closed are added, in order
      * @return the failures of the channels' closes
      */
-    List<RuntimeException> close(Duration bound) {
+    List<RuntimeException> close(Duration bound, List<ResourceRef> released) {
         List<Loop> all;
         synchronized (this) {
             closed = true;
@@ -86,7 +84,9 @@ final class CompletionLoops {
         }
         for (Loop l : all) {
             try {
+                ResourceRef ref = l.channel.ref();
                 l.channel.close(ClosePolicy.CASCADE);
+                released.add(ref);
             } catch (RuntimeException e) {
                 failures.add(e);
             }
@@ -99,12 +99,12 @@ final class CompletionLoops {
 
         private final CompletionChannel channel;
         private final Map<CompletionQueue, Drain> drains = new ConcurrentHashMap<>();
-        private final Thread thread;
-        private volatile boolean stopping;
+        private final ChannelThread<CompletionQueue> thread;
 
         Loop(CompletionChannel channel) {
             this.channel = channel;
-            this.thread = Thread.ofPlatform().daemon().name("rdma-completions-" + channel.name()).unstarted(this::run);
+            this.thread = new ChannelThread<>("rdma-completions-" + channel.name(), channel.toString(),
+                    channel::awaitEvent, this::drain, channel::wakeWaiters);
         }
 
         CompletionChannel channel() {
@@ -136,49 +136,22 @@ final class CompletionLoops {
             }
         }
 
-        boolean isLoopThread() {
-            return Thread.currentThread() == thread;
-        }
-
         void stop(Duration bound) {
-            stopping = true;
-            channel.wakeWaiters();
-            if (isLoopThread()) {
-                return;
-            }
-            try {
-                thread.join(bound);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            thread.stop(bound);
         }
 
-        private void run() {
-            while (!stopping) {
-                Optional<CompletionQueue> event;
-                try {
-                    event = channel.awaitEvent(WAIT);
-                } catch (ResourceClosedException closed) {
-                    return;
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, () -> "waiting on " + channel + " failed; the loop goes on", e);
-                    continue;
+        /** The CQ's event: acknowledged at once, the CQ re-armed and polled empty. */
+        private void drain(CompletionQueue cq) {
+            Drain d = drains.get(cq);
+            try {
+                cq.acknowledgeEvents(1);
+                if (d != null) {
+                    cq.requestNotification(false);
+                    d.poll();
                 }
-                if (event.isEmpty()) {
-                    continue;
-                }
-                CompletionQueue cq = event.get();
-                Drain d = drains.get(cq);
-                try {
-                    cq.acknowledgeEvents(1);
-                    if (d != null) {
-                        cq.requestNotification(false);
-                        d.poll();
-                    }
-                } catch (RuntimeException e) {
-                    if (d != null && drains.get(cq) == d && cq.isOpen()) {
-                        LOG.log(Level.WARNING, () -> "draining " + cq + " failed", e);
-                    }
+            } catch (RuntimeException e) {
+                if (d != null && drains.get(cq) == d && cq.isOpen()) {
+                    LOG.log(Level.WARNING, () -> "draining " + cq + " failed", e);
                 }
             }
         }

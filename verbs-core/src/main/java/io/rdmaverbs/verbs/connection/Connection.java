@@ -84,6 +84,8 @@ public final class Connection implements AutoCloseable {
     private volatile long disconnectedAt;
     /** Once a close ran its release: a later close only retries what was left. */
     private volatile boolean released;
+    /** Why this side's {@code rdma_disconnect} failed in a close, for its report. */
+    private volatile @Nullable String disconnectFailure;
 
     private Connection(Connections owner, String name, CmId id, ProtectionDomain pd,
             @Nullable CompletionChannel completionChannel, CompletionQueue cq, QueuePair qp, ConnectionBuffers buffers,
@@ -510,6 +512,7 @@ public final class Connection implements AutoCloseable {
             return ConnectionCloseReport.Disconnect.BY_THIS_SIDE;
         } catch (VerbsException | ResourceClosedException e) {
             LOG.log(Level.DEBUG, () -> "rdma_disconnect of " + name + " before its close failed", e);
+            disconnectFailure = e.getMessage();
             return ConnectionCloseReport.Disconnect.FAILED;
         }
     }
@@ -571,7 +574,8 @@ public final class Connection implements AutoCloseable {
         if (report.isComplete()) {
             moveTo(ConnectionState.CLOSED);
         }
-        return new ConnectionCloseReport(name, peer, how, after, failed, flushed, report);
+        return new ConnectionCloseReport(name, peer, how, how == ConnectionCloseReport.Disconnect.FAILED
+                ? disconnectFailure : null, after, failed, flushed, report);
     }
 
     private @Nullable InetSocketAddress peerIfOpen() {

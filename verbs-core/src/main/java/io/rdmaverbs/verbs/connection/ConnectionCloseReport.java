@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param connection the connection's name
  * @param peer the other side's address, when known
  * @param disconnect who disconnected
+ * @param disconnectFailure why {@code rdma_disconnect} failed, for {@link Disconnect#FAILED}; else null
  * @param disconnectedAfter how long after this side's {@code rdma_disconnect} its DISCONNECTED came (zero
  *        when the peer disconnected first); null when it did not come within the wait
  * @param flushedWorkRequests completions in error polled over the connection's life (WR_FLUSH_ERR, mostly)
@@ -22,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param released what the release released, in order, and what it left
  */
 public record ConnectionCloseReport(String connection, @Nullable InetSocketAddress peer, Disconnect disconnect,
-        @Nullable Duration disconnectedAfter, int flushedWorkRequests, boolean flushComplete, CloseReport released) {
+        @Nullable String disconnectFailure, @Nullable Duration disconnectedAfter, int flushedWorkRequests, boolean flushComplete, CloseReport released) {
 
     /** Who ended the connection. */
     public enum Disconnect {

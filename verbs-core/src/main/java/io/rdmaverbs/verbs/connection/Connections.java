@@ -280,14 +280,19 @@ public final class Connections implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (RuntimeException e : completionLoops.close(SHUTDOWN_BOUND)) {
+        List<io.rdmaverbs.verbs.ResourceRef> channels = new ArrayList<>();
+        for (RuntimeException e : completionLoops.close(SHUTDOWN_BOUND, channels)) {
             failures.add(e.getMessage());
             closeFailures.add(e);
         }
         timers.shutdownNow();
-        attempt(failures, () -> channel.close(ClosePolicy.CASCADE));
+        io.rdmaverbs.verbs.ResourceRef events = channel.ref();
+        attempt(failures, () -> {
+            channel.close(ClosePolicy.CASCADE);
+            channels.add(events);
+        });
         ShutdownReport r = new ShutdownReport(prefix, java.time.Duration.ofNanos(System.nanoTime() - started), stopped,
-                inFlight.size(), released, failures);
+                inFlight.size(), released, channels, failures);
         report = r;
         return r;
     }

@@ -51,6 +51,13 @@ public final class Session {
     private static final System.Logger LOG = System.getLogger(Session.class.getName());
     /** The largest RDMA READ of a rendezvous: a large message is read in chunks of this. */
     static final int READ_CHUNK = 1 << 20;
+    /**
+     * How long the end of a session that ended by itself waits for what the QP's error state flushes, so that
+     * its {@link SessionEnd} lists those completions too ({@code 16 x RECV WR_FLUSH_ERR}).
+     */
+    static final Duration FLUSH_GRACE = Duration.ofMillis(100);
+    /** How long a send before the active side's ESTABLISHED was handled waits for it. */
+    private static final Duration HELLO_WAIT = Duration.ofSeconds(5);
 
     private final Connection connection;
     private final String name;
@@ -62,7 +69,10 @@ public final class Session {
     private final LargeTransfers large;
     private final Executor handlers;
     private final ScheduledExecutorService timers;
+    /** Completed with the end, once the flush is in (or its grace is over). */
     private final CompletableFuture<SessionEnd> ended = new CompletableFuture<>();
+    /** Why the session ended, set at once when it does: calls are refused from then on. */
+    private volatile @Nullable SessionEnd ending;
     private final Map<String, Integer> failedCompletions = new LinkedHashMap<>();
     private volatile @Nullable Hello peer;
     private volatile @Nullable ScheduledFuture<?> keepalive;
@@ -100,10 +110,15 @@ public final class Session {
 
     /** Whether the session is up: connected, handshake done, not ended. */
     public boolean isOpen() {
-        return !ended.isDone() && connection.state() == ConnectionState.CONNECTED;
+        return ending == null && connection.state() == ConnectionState.CONNECTED;
     }
 
-    /** Completes, never exceptionally, when the session ends, saying why. */
+    /**
+     * Completes, never exceptionally, when the session has ended, saying why: at once for a close on this
+     * side; for an end by itself (the peer's disconnect, a failed work request) once the QP's error state
+     * flushed every work request back, or after 100 ms ({@code FLUSH_GRACE}), so that the completions in
+     * error are all in the summary.
+     */
     public CompletableFuture<SessionEnd> closeFuture() {
         return ended.copy();
     }
@@ -163,7 +178,14 @@ public final class Session {
         }
         requireOpen();
         PendingRequests.Pending p = pending.open(timeout);
-        submit(FrameKind.REQUEST, p.id(), message).whenComplete((v, e) -> {
+        CompletableFuture<Void> sent;
+        try {
+            sent = submit(FrameKind.REQUEST, p.id(), message);
+        } catch (RuntimeException e) {
+            pending.abandon(p.id(), e);
+            throw e;
+        }
+        sent.whenComplete((v, e) -> {
             if (e != null) {
                 pending.abandon(p.id(), unwrap(e));
             }
@@ -197,7 +219,7 @@ public final class Session {
                     + "the session's max message size " + spec.maxMessageSize());
         }
         requireOpen();
-        Hello p = Objects.requireNonNull(peer);
+        Hello p = peerHello();
         long headerBytes = FrameHeader.BYTES + FrameHeader.headersSize(message.headers());
         if (headerBytes + RendezvousDescriptor.BYTES > outbox.eagerLimit(p.receiveBufferSize())) {
             throw new IllegalArgumentException(name + ": " + (headerBytes - FrameHeader.BYTES) + " bytes of headers "
@@ -259,10 +281,11 @@ public final class Session {
     private void end(String reason, boolean byPeer, boolean local) {
         SessionEnd end;
         synchronized (failedCompletions) {
-            if (ended.isDone()) {
+            if (ending != null) {
                 return;
             }
-            end = new SessionEnd(reason, byPeer, local, summary());
+            end = new SessionEnd(reason, byPeer, local, List.of());
+            ending = end;
         }
         ScheduledFuture<?> k = keepalive;
         if (k != null) {
@@ -272,22 +295,54 @@ public final class Session {
         outbox.close(why);
         pending.failAll(why);
         large.failAll(why);
-        ended.complete(end);
+        if (local || outbox.outstanding() == 0) {
+            reportEnd();
+        } else {
+            try {
+                timers.schedule(this::reportEnd, FLUSH_GRACE.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                reportEnd();
+            }
+        }
+    }
+
+    /** Completes {@link #closeFuture()} with the end and the completions in error so far; once. */
+    private void reportEnd() {
+        SessionEnd end = ending;
+        if (end == null || ended.isDone()) {
+            return;
+        }
+        ended.complete(new SessionEnd(end.reason(), end.byPeer(), end.local(), failedCompletions()));
     }
 
     /** The exception every call gets once the session ended, or {@code reason} ended it. */
     ResourceClosedException closedBecause(String reason) {
-        SessionEnd end = ended.getNow(null);
+        SessionEnd end = ending;
         String why = end != null ? end.reason() : reason;
         return new ResourceClosedException(connection.cmId().ref(), "ended for " + name + " (" + why + ")");
     }
 
     private void requireOpen() {
-        if (ended.isDone() || peer == null) {
-            throw ended.isDone() ? closedBecause("ended")
-                    : new IllegalStateException(name + ": the session is not established yet (the connection is "
-                            + connection.state() + ")");
+        if (ending != null) {
+            throw closedBecause("ended");
         }
+    }
+
+    /**
+     * The peer's hello. The active side has it with ESTABLISHED, which its event loop may hand on a moment
+     * after the peer's first frames arrived (a handler answering one then waits for it, briefly).
+     */
+    private Hello peerHello() {
+        Hello p = peer;
+        if (p == null && connection.state() == ConnectionState.CONNECTING) {
+            connection.awaitState(ConnectionState.CONNECTED, HELLO_WAIT);
+            p = peer;
+        }
+        if (p == null) {
+            throw new IllegalStateException(name + ": the session is not established (the connection is "
+                    + connection.state() + ")");
+        }
+        return p;
     }
 
     /**
@@ -306,6 +361,7 @@ public final class Session {
 
     /** Frees the session's requests; the connection then releases its resources. */
     void release() {
+        reportEnd();
         ScheduledFuture<?> k = keepalive;
         if (k != null) {
             k.cancel(false);
@@ -350,6 +406,9 @@ public final class Session {
             default -> LOG.log(Level.WARNING, () -> name + ": a completion with work request id 0x"
                     + Long.toHexString(wrId) + " this session never posted");
         }
+        if (ending != null && outbox.outstanding() == 0) {
+            reportEnd();
+        }
     }
 
     /** A failed completion: a flush is counted; anything else ends the session (and disconnects). */
@@ -357,7 +416,7 @@ public final class Session {
         synchronized (failedCompletions) {
             failedCompletions.merge(what + " " + status.name(), 1, Integer::sum);
         }
-        if (status != WcStatus.WR_FLUSH_ERR && !ended.isDone()) {
+        if (status != WcStatus.WR_FLUSH_ERR && ending == null) {
             end("a work request completed in error", false, false);
             disconnectQuietly();
         }
@@ -396,7 +455,7 @@ public final class Session {
             return;
         }
         outbox.granted(h.credits());
-        if (ended.isDone()) {
+        if (ending != null) {
             return;
         }
         switch (h.kind()) {
@@ -481,7 +540,7 @@ public final class Session {
      */
     void deliver(boolean request, long correlation, MemorySegment payload, Map<String, String> headers,
             boolean isLarge, Runnable release) {
-        if (ended.isDone()) {
+        if (ending != null) {
             release.run();
             return;
         }
@@ -556,6 +615,6 @@ public final class Session {
 
     @Override
     public String toString() {
-        return "session '" + name + "' (" + (isOpen() ? "open" : ended.isDone() ? "ended" : "starting") + ")";
+        return "session '" + name + "' (" + (isOpen() ? "open" : ending != null ? "ended" : "starting") + ")";
     }
 }

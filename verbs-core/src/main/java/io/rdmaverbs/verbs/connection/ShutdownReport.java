@@ -4,6 +4,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 
+import io.rdmaverbs.verbs.ResourceRef;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,14 +18,17 @@ import org.jspecify.annotations.Nullable;
  * @param listeners the listeners, in the order they stopped
  * @param connectsAborted connects that were still in progress
  * @param connections each connection's close, in the order they were released
+ * @param channels the manager's own channels, released last: its completion loops' completion channels,
+ *        then the CM event channel
  * @param failures what went wrong outside the connections' own reports (a listener's or a channel's close)
  */
 public record ShutdownReport(String manager, Duration took, List<ListenerStop> listeners, int connectsAborted,
-        List<ConnectionCloseReport> connections, List<String> failures) {
+        List<ConnectionCloseReport> connections, List<ResourceRef> channels, List<String> failures) {
 
     public ShutdownReport {
         listeners = List.copyOf(listeners);
         connections = List.copyOf(connections);
+        channels = List.copyOf(channels);
         failures = List.copyOf(failures);
     }
 

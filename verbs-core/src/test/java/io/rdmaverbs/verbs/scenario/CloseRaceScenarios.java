@@ -134,52 +134,19 @@ final class CloseRaceScenarios {
      * closed (client, then server) on its own thread, all at once.
      */
     static void tenPairsCloseConcurrently(ScenarioRun run) throws Exception {
-        int messages = run.provider() instanceof SimulatedProvider ? 20 : MESSAGES;
-        ExecutorService workers = Executors.newFixedThreadPool(PAIRS);
         java.util.concurrent.atomic.AtomicLong checkedByServer = new java.util.concurrent.atomic.AtomicLong();
-        try (Connections server = Connections.on(run.verbs(), "server");
-                Connections client = Connections.on(run.verbs(), "client")) {
-            ListenedConnections accepted = ListenedConnections.on(server, run, SessionSpec.defaults().handler(m -> {
-                byte[] got = m.toByteArray();
-                if (Long.parseLong(java.util.Objects.requireNonNull(m.headers().get("crc"))) != crc(got)) {
-                    throw new IllegalStateException("checksum mismatch on the server");
-                }
-                checkedByServer.incrementAndGet();
-                m.reply(Message.of(got).withHeader("crc", String.valueOf(crc(got))));
-            }));
-            List<Connection[]> pairs = new ArrayList<>();
-            for (int i = 0; i < PAIRS; i++) {
-                Connection c = client.connect(ConnectSpec.to(accepted.listener.address()));
-                pairs.add(new Connection[] {c, accepted.next()});
+        int messages = messages(run);
+        long echoes = tenPairs(run, SessionSpec.defaults().handler(m -> {
+            byte[] got = m.toByteArray();
+            if (Long.parseLong(java.util.Objects.requireNonNull(m.headers().get("crc"))) != crc(got)) {
+                throw new IllegalStateException("checksum mismatch on the server");
             }
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<Long>> exchanges = new ArrayList<>();
-            for (Connection[] pair : pairs) {
-                exchanges.add(workers.submit(() -> {
-                    go.await();
-                    long checked = exchange(pair[0].session(), messages);
-                    pair[0].close();
-                    pair[1].close();
-                    return checked;
-                }));
-            }
-            go.countDown();
-            long checked = 0;
-            for (Future<Long> f : exchanges) {
-                checked += f.get(120, TimeUnit.SECONDS);
-            }
-            assertThat(checked).as("echoes whose checksum the client verified").isEqualTo((long) PAIRS * messages);
-            assertThat(checkedByServer.get()).as("requests whose checksum the server verified")
-                    .isEqualTo((long) PAIRS * messages);
-            for (Connection[] pair : pairs) {
-                assertClosed(pair[0], pair[1], 0);
-            }
-            run.steps().observed("exchanges", PAIRS + " pairs, every checksum matched, every connection closed");
-            accepted.listener.close();
-        } finally {
-            workers.shutdownNow();
-        }
-        assertNothingLeft(run);
+            checkedByServer.incrementAndGet();
+            m.reply(Message.of(got).withHeader("crc", String.valueOf(crc(got))));
+        }), pair -> exchange(pair[0].session(), messages));
+        assertThat(echoes).as("echoes whose checksum the client verified").isEqualTo((long) PAIRS * messages);
+        assertThat(checkedByServer.get()).as("requests whose checksum the server verified")
+                .isEqualTo((long) PAIRS * messages);
     }
 
     /**
@@ -190,14 +157,31 @@ final class CloseRaceScenarios {
      * QP) where it did not crash.
      */
     static void tenRawPairsCloseConcurrently(ScenarioRun run) throws Exception {
-        int messages = run.provider() instanceof SimulatedProvider ? 20 : MESSAGES;
+        int messages = messages(run);
+        long checked = tenPairs(run, null, pair -> rawExchange(pair[0], pair[1], messages));
+        assertThat(checked).as("messages whose checksum was verified").isEqualTo(2L * PAIRS * messages);
+    }
+
+    /** One pair's exchange, client first: the checksums it verified. */
+    @FunctionalInterface
+    private interface Exchange {
+        long run(Connection[] pair) throws Exception;
+    }
+
+    /**
+     * {@link #PAIRS} connections (raw when {@code session} is null), each running {@code exchange} on its own
+     * thread, all released at once, then closed (client, then server) by that thread: the checksums verified.
+     */
+    private static long tenPairs(ScenarioRun run, @Nullable SessionSpec session, Exchange exchange) throws Exception {
         ExecutorService workers = Executors.newFixedThreadPool(PAIRS);
+        long checked = 0;
         try (Connections server = Connections.on(run.verbs(), "server");
                 Connections client = Connections.on(run.verbs(), "client")) {
-            ListenedConnections accepted = ListenedConnections.on(server, run, null);
+            ListenedConnections accepted = ListenedConnections.on(server, run, session);
             List<Connection[]> pairs = new ArrayList<>();
             for (int i = 0; i < PAIRS; i++) {
-                Connection c = client.connect(ConnectSpec.to(accepted.listener.address()).raw());
+                ConnectSpec to = ConnectSpec.to(accepted.listener.address());
+                Connection c = client.connect(session == null ? to.raw() : to);
                 pairs.add(new Connection[] {c, accepted.next()});
             }
             CountDownLatch go = new CountDownLatch(1);
@@ -205,18 +189,16 @@ final class CloseRaceScenarios {
             for (Connection[] pair : pairs) {
                 exchanges.add(workers.submit(() -> {
                     go.await();
-                    long checked = rawExchange(pair[0], pair[1], messages);
+                    long verified = exchange.run(pair);
                     pair[0].close();
                     pair[1].close();
-                    return checked;
+                    return verified;
                 }));
             }
             go.countDown();
-            long checked = 0;
             for (Future<Long> f : exchanges) {
                 checked += f.get(120, TimeUnit.SECONDS);
             }
-            assertThat(checked).as("messages whose checksum was verified").isEqualTo(2L * PAIRS * messages);
             for (Connection[] pair : pairs) {
                 assertClosed(pair[0], pair[1], 0);
             }
@@ -226,6 +208,11 @@ final class CloseRaceScenarios {
             workers.shutdownNow();
         }
         assertNothingLeft(run);
+        return checked;
+    }
+
+    private static int messages(ScenarioRun run) {
+        return run.provider() instanceof SimulatedProvider ? 20 : MESSAGES;
     }
 
     // ---- building blocks ----------------------------------------------------------------------------

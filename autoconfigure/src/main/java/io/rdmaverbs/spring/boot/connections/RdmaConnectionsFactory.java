@@ -13,6 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.connection.ConnectSpec;
+import io.rdmaverbs.verbs.connection.Session;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.Connections;
 
@@ -108,10 +109,12 @@ public final class RdmaConnectionsFactory {
      * handshake within {@code connect-timeout}. An attempt given up (its time is over, or the peer is
      * stopping) closes the connection should it still come.
      */
-    private RdmaSession connect(RdmaPeer peer, RdmaSession.Watcher watcher) throws Exception {
+    private Session connect(RdmaPeer peer) throws Exception {
         ConnectionDeclarations.Peer declared = peer.declaration();
-        ConnectSpec spec = ConnectSpec.to(peer.remoteAddress()).raw().timeout(declared.resolveTimeout())
-                .connection(ConnectionSpecs.of(declared.connection()));
+        ConnectSpec spec = ConnectSpec.to(peer.remoteAddress()).timeout(declared.resolveTimeout())
+                .connection(ConnectionSpecs.of(declared.connection()))
+                .session(ConnectionSpecs.session(declared.connection(), null, declared.heartbeatInterval(),
+                        declared.requestTimeout()));
         Duration bound = declared.resolveTimeout().multipliedBy(2).plus(declared.connectTimeout());
         CompletableFuture<Connection> attempt = connections.connectAsync(spec);
         Connection connection;
@@ -127,7 +130,7 @@ public final class RdmaConnectionsFactory {
             }
             throw e;
         }
-        return new RdmaSession("peer '" + peer.name() + "'", connection, null, watcher);
+        return connection.session();
     }
 
     /** The listeners created so far, in creation order. */

@@ -15,10 +15,11 @@ import org.springframework.context.SmartLifecycle;
  * <ul>
  * <li>start: each listener binds and listens, on the startup thread (EADDRINUSE fails the startup);
  * each peer starts connecting on a thread of its own; only a {@code required} peer is waited for;</li>
- * <li>stop (a phase above {@link VerbsTeardown#PHASE}, so it runs first): {@link ConnectionsShutdown}'s
- * phases, all within {@code disconnect-timeout}: listeners stop listening; peers stop their connect loops
- * and every connection is disconnected (the other side sees RDMA_CM_EVENT_DISCONNECTED), then waited for;
- * the flushed work requests are polled; each connection is released, dependents first; the connection
+ * <li>stop (a phase above {@link VerbsTeardown#PHASE}, so it runs first): listeners stop accepting and
+ * peers stop their connect loops, then verbs-core's one shutdown sequence ({@code Connections.close}, see
+ * {@link ConnectionsShutdown}), all within {@code disconnect-timeout}: listeners stop listening, every
+ * connection is disconnected (the other side sees RDMA_CM_EVENT_DISCONNECTED), then waited for; the
+ * flushed work requests are polled; each connection is released, dependents first; the connection
  * manager's event channel is closed. What is left after that (a connection whose release was refused) is
  * the verbs teardown's, under its policy.</li>
  * </ul>
@@ -88,7 +89,7 @@ public final class RdmaConnectionsLifecycle implements SmartLifecycle {
         ConnectionsShutdown shutdown = new ConnectionsShutdown(disconnectTimeout);
         List<String> stopped;
         try {
-            stopped = shutdown.run(factory.listeners(), factory.peers(), factory.connections());
+            stopped = shutdown.run(factory.listeners(), factory.peers(), factory.connections()).stopped();
         } finally {
             running = false;
         }

@@ -3,15 +3,16 @@ package io.rdmaverbs.spring.boot.connections;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionListener;
 import io.rdmaverbs.verbs.connection.ConnectionRequest;
 import io.rdmaverbs.verbs.connection.Connections;
 import io.rdmaverbs.verbs.connection.ListenSpec;
+import io.rdmaverbs.verbs.connection.Session;
+import io.rdmaverbs.verbs.connection.SessionEnd;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -20,14 +21,16 @@ import org.springframework.context.ApplicationEventPublisher;
 
 /**
  * A listening CM id declared under {@code rdma.verbs.connections.listeners.<name>}: it accepts every
- * connection request and hands each connection, as a {@link RdmaSession}, to the application's
- * {@link RdmaMessageHandler}. Each accept is logged (INFO, {@code RDMA listener '<name>' accepted
- * <address>}) and published as a {@link RdmaConnectionAcceptedEvent}; a session ends when the other side
- * disconnects or a work request fails, and is then released.
+ * connection request and hands the messages of each accepted connection's {@link Session} to the
+ * application's {@link RdmaMessageHandler}. Each accept is logged (INFO, {@code RDMA listener '<name>'
+ * accepted <address>}) and published as a {@link RdmaConnectionAcceptedEvent}; a session that ends by
+ * itself (the other side disconnected, a work request failed) is logged and its connection released.
  */
 public final class RdmaListener {
 
     private static final Log logger = LogFactory.getLog(RdmaListener.class.getPackageName());
+    /** How long the release of a connection that ended by itself may wait for its flush. */
+    private static final Duration RELEASE_BOUND = Duration.ofSeconds(2);
 
     private final String name;
     private final InetSocketAddress bindAddress;
@@ -36,10 +39,9 @@ public final class RdmaListener {
     private final RdmaMessageHandler handler;
     private final ConnectionObserver observer;
     private final ApplicationEventPublisher events;
-    private final Set<RdmaSession> sessions = ConcurrentHashMap.newKeySet();
+    private final Map<Connection, Session> sessions = new ConcurrentHashMap<>();
     private volatile @Nullable ConnectionListener listening;
     private volatile boolean stopping;
-    private volatile @Nullable Thread heartbeats;
 
     RdmaListener(String name, InetSocketAddress bindAddress, ConnectionDeclarations.Listener settings,
             Connections connections, RdmaMessageHandler handler, ConnectionObserver observer,
@@ -70,9 +72,14 @@ public final class RdmaListener {
         return listening != null;
     }
 
-    /** The connections it accepted that are still open. */
-    public List<RdmaSession> sessions() {
-        return List.copyOf(sessions);
+    /** The sessions of the connections it accepted that are still open. */
+    public List<Session> sessions() {
+        return List.copyOf(sessions.values());
+    }
+
+    /** Whether {@code connection} is one this listener accepted (the shutdown's lines name it after the listener). */
+    boolean accepted(Connection connection) {
+        return sessions.containsKey(connection);
     }
 
     /** {@code rdma_bind_addr} and {@code rdma_listen}: fails at once (EADDRINUSE, EADDRNOTAVAIL...). */
@@ -81,27 +88,13 @@ public final class RdmaListener {
             return;
         }
         stopping = false;
-        ListenSpec spec = ListenSpec.on(bindAddress).raw().backlog(settings.backlog())
-                .connection(ConnectionSpecs.of(settings.connection()));
+        ConnectionDeclarations.PerConnection connection = settings.connection();
+        ListenSpec spec = ListenSpec.on(bindAddress).backlog(settings.backlog())
+                .connection(ConnectionSpecs.of(connection))
+                .session(ConnectionSpecs.session(connection, handler, settings.heartbeatInterval(),
+                        io.rdmaverbs.verbs.connection.SessionSpec.DEFAULT_REQUEST_TIMEOUT));
         listening = connections.listen(spec, this::onRequest);
         logger.info("RDMA listener '" + name + "' listening on " + RdmaPeer.format(address()));
-        Duration interval = settings.heartbeatInterval();
-        if (!interval.isZero()) {
-            heartbeats = Thread.ofPlatform().daemon().name("rdma-listener-" + name + "-heartbeat")
-                    .start(() -> beat(interval));
-        }
-    }
-
-    /** An empty send on each accepted connection per interval, until the listener stops. */
-    private void beat(Duration interval) {
-        while (!stopping) {
-            try {
-                Thread.sleep(interval);
-            } catch (InterruptedException e) {
-                return;
-            }
-            sessions.forEach(RdmaSession::heartbeat);
-        }
     }
 
     private void onRequest(ConnectionRequest request) {
@@ -112,62 +105,50 @@ public final class RdmaListener {
         }
         long started = System.nanoTime();
         Connection connection = request.accept();
-        RdmaSession session = new RdmaSession("listener '" + name + "' <- " + RdmaPeer.format(request.peerAddress()),
-                connection, handler, this::lost);
-        sessions.add(session);
-        if (stopping && sessions.remove(session)) {
-            // Accepted while the shutdown took the sessions: it never saw this one.
-            session.close(Duration.ZERO);
-            return;
-        }
+        Session session = connection.session();
+        sessions.put(connection, session);
+        session.closeFuture().thenAccept(end -> ended(connection, session, end));
         observer.established("listener", name, Duration.ofNanos(System.nanoTime() - started));
-        logger.info("RDMA listener '" + name + "' accepted " + RdmaPeer.format(session.peerAddress()));
+        logger.info("RDMA listener '" + name + "' accepted " + RdmaPeer.format(request.peerAddress()));
         events.publishEvent(new RdmaConnectionAcceptedEvent(this, request.peerAddress(), session));
     }
 
-    private void lost(RdmaSession session, String reason, List<String> failedCompletions) {
-        if (!sessions.remove(session)) {
+    /** The session ended (on a loop thread): logged, and the connection released off that thread. */
+    private void ended(Connection connection, Session session, SessionEnd end) {
+        if (stopping || end.local() || sessions.remove(connection) == null) {
+            // The shutdown (or whoever closed it here) releases it and reports it.
             return;
         }
         observer.disconnected("listener", name);
         logger.info("RDMA listener '" + name + "' connection from " + RdmaPeer.format(session.peerAddress())
-                + " ended: " + reason + (failedCompletions.isEmpty() ? ""
-                        : " (failed work completions: " + String.join(", ", failedCompletions) + ")"));
-        // Off the completion thread that told us: the close joins it.
-        Thread.ofVirtual().name("rdma-release-" + name).start(() -> session.close(Duration.ofSeconds(2)));
+                + " ended: " + end.reason() + (end.failedCompletions().isEmpty() ? ""
+                        : " (failed work completions: " + String.join(", ", end.failedCompletions()) + ")"));
+        Thread.ofVirtual().name("rdma-release-" + name).start(() -> connection.close(RELEASE_BOUND));
     }
 
     /**
-     * The shutdown's first phase: stops listening ({@code rdma_destroy_id(3)} of the listening id, the
-     * requests not answered yet rejected first) and the heartbeat. What it accepted stays up, for the
-     * shutdown's next phases ({@link #takeSessions()}).
+     * The shutdown begins: requests from now on are rejected, and a session that ends is the shutdown's to
+     * report. The connection manager's close then stops the listening id and disconnects and releases what it
+     * accepted.
      */
-    void stopListening() {
+    void stopAccepting() {
         stopping = true;
-        Thread beating = heartbeats;
-        if (beating != null) {
-            beating.interrupt();
-        }
-        ConnectionListener l = listening;
-        if (l == null) {
-            return;
-        }
-        InetSocketAddress address = address();
-        listening = null;
-        l.close(ClosePolicy.CASCADE);
-        logger.info("RDMA listener '" + name + "' stopped listening on " + RdmaPeer.format(address));
     }
 
-    /** Hands the connections it accepted to the shutdown, which disconnects and releases them. */
-    List<RdmaSession> takeSessions() {
-        List<RdmaSession> taken = List.copyOf(sessions);
-        for (RdmaSession session : taken) {
-            // Removed here, a loss the session reports from now on is the shutdown's, not this listener's.
-            if (sessions.remove(session)) {
-                observer.disconnected("listener", name);
-            }
+    /** The name of its listening CM id (the shutdown report's), or null when not listening. */
+    @Nullable String listeningIdName() {
+        ConnectionListener l = listening;
+        return l == null ? null : l.cmId().name();
+    }
+
+    /** The shutdown released the connections it accepted: they are no longer this listener's. */
+    void stopped() {
+        listening = null;
+        int n = sessions.size();
+        sessions.clear();
+        for (int i = 0; i < n; i++) {
+            observer.disconnected("listener", name);
         }
-        return taken;
     }
 
     @Override

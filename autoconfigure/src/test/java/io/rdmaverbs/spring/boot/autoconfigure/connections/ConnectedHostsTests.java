@@ -312,10 +312,11 @@ class ConnectedHostsTests {
 
                 assertThat(peer.state()).isEqualTo(PeerState.STOPPED);
                 assertThat(verbs.resources()).isEmpty();
-                // The connection first, dependents before what they depend on, then the channel...
+                // The connection first, dependents before what they depend on, then the completion loop's
+                // channel and the event channel...
                 assertThat(closed.names().stream().filter(n -> !n.startsWith("cm-event#")).toList())
                         .containsExactly("cm/conn-1/qp", "cm/conn-1", "cm/conn-1/mr", "cm/conn-1/pd", "cm/conn-1/cq",
-                                "cm/conn-1/channel", "cm/events", b.device() + "@rdma_cm");
+                                "cm/completions-" + b.device() + "-0", "cm/events", b.device() + "@rdma_cm");
                 // ...all before the verbs teardown, which found only librdmacm's context left to forget.
                 assertThat(teardown.report().orElseThrow().closed())
                         .extracting(ResourceRef::name).containsExactly(b.device() + "@rdma_cm");

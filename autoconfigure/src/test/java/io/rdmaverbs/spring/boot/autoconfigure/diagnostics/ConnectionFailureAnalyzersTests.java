@@ -21,7 +21,7 @@ class ConnectionFailureAnalyzersTests {
             .withConfiguration(AutoConfigurations.of(RdmaConnectionsAutoConfiguration.class));
 
     private final ApplicationContextRunner withHandler = runner.withBean("echo", RdmaMessageHandler.class,
-            () -> (session, message) -> session.send(message));
+            () -> message -> message.reply(message.toByteArray()));
 
     @Test
     void aHostNameAsAddressIsRefusedNamingTheProperty() {
@@ -66,7 +66,7 @@ class ConnectionFailureAnalyzersTests {
     @Test
     void aListenerWithTwoCandidateHandlersMustNameOne() {
         FailureAnalysis analysis = analyze(withHandler.withBean("other", RdmaMessageHandler.class,
-                () -> (session, message) -> { }).withPropertyValues(LISTENER + ".device=rxe0"));
+                () -> message -> { }).withPropertyValues(LISTENER + ".device=rxe0"));
         assertThat(analysis.getDescription()).contains(LISTENER + ".handler", "2 RdmaMessageHandler beans",
                 "echo", "other");
     }
