@@ -24,7 +24,9 @@
 # env: JAVA_HOME (a JDK 25)  BENCH_SKIP_BUILD=1 (use benchmarks/target as built)
 #      SESS_SIZES ("64 4096 65536 1048576")  SESS_BYTES (bytes per size and run, 33554432; ITERS = BYTES /
 #      SIZE within SESS_MIN 50 .. SESS_MAX 5000)  SESS_WINDOW (128, perftest's tx_depth)
-#      SESS_LAT_COUNT (300)  SESS_LAT_WARMUP (100)  SESS_C_WAITS ("spin yield")
+#      SESS_LAT_COUNT (300)  SESS_LAT_WARMUP (300)  SESS_C_WAITS ("spin yield")  SESS_JIT_WARMUP (2000:
+#      untimed messages before the Java cases, a quarter of them by rendezvous: C1 compiles a method after
+#      about 200 calls)
 #      SESS_TIMEOUT (s, 900: the bound of one client)
 # Results: benchmarks/target/results/two-hosts-sessions/{machine.txt,A/,B/,A.log,B.log,report.md}: the
 # raw outputs are <host>/<round>-<test>.txt, the tables report.md (two-hosts-sessions-report.py).
@@ -61,9 +63,12 @@ tests() {
   esac
 }
 
-# SessionBench's cases: each size from a registered region, then from the heap; then the request/reply.
+# SessionBench's cases: the JIT warm-up (small messages, then the rendezvous path at 16 KiB), each size
+# from a registered region, then from the heap; the request/reply; the rendezvous's registration.
 java_cases() {
   local s n
+  echo "warmup:64:registered:$SESS_JIT_WARMUP warmup:16384:registered:$((SESS_JIT_WARMUP / 4))" \
+    "warmup:16384:heap:$((SESS_JIT_WARMUP / 4))"
   for s in $SESS_SIZES; do
     n=$(iters "$s")
     echo "send:$s:registered:$n:$((n / 4 + 10)) send:$s:heap:$n:$((n / 4 + 10))"
@@ -136,10 +141,12 @@ if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'v
 fi
 export SESS_SIZES=${SESS_SIZES:-64 4096 65536 1048576} SESS_BYTES=${SESS_BYTES:-33554432} SESS_MIN=${SESS_MIN:-50} \
   SESS_MAX=${SESS_MAX:-5000} SESS_WINDOW=${SESS_WINDOW:-128} SESS_LAT_COUNT=${SESS_LAT_COUNT:-300} \
-  SESS_LAT_WARMUP=${SESS_LAT_WARMUP:-100} SESS_C_WAITS=${SESS_C_WAITS:-spin yield} SESS_TIMEOUT=${SESS_TIMEOUT:-900}
+  SESS_LAT_WARMUP=${SESS_LAT_WARMUP:-300} SESS_C_WAITS=${SESS_C_WAITS:-spin yield} SESS_TIMEOUT=${SESS_TIMEOUT:-900} \
+  SESS_JIT_WARMUP=${SESS_JIT_WARMUP:-2000}
 mode=guests
 case "${1:-}" in
-  --quick) SESS_BYTES=$((SESS_BYTES / 10)) SESS_MIN=10 SESS_MAX=$((SESS_MAX / 10)) SESS_LAT_COUNT=50 SESS_LAT_WARMUP=20 ;;
+  --quick) SESS_BYTES=$((SESS_BYTES / 10)) SESS_MIN=10 SESS_MAX=$((SESS_MAX / 10)) SESS_LAT_COUNT=50 SESS_LAT_WARMUP=20
+           SESS_JIT_WARMUP=200 ;;
   --simulated) mode=simulated ;;
   "") ;;
   -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -176,14 +183,14 @@ fi
   echo "jdk: $("$JAVA_HOME/bin/java" -version 2>&1 | sed -n 2p), in the guests C1 only (tools/softroce/java.sh)"
   echo "git: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (with local changes)')"
   echo "parameters: sizes $SESS_SIZES; $SESS_BYTES bytes per size ($SESS_MIN..$SESS_MAX messages); window $SESS_WINDOW;" \
-    "latency $SESS_LAT_WARMUP warm-up + $SESS_LAT_COUNT timed; C polls: $SESS_C_WAITS"
+    "latency $SESS_LAT_WARMUP warm-up + $SESS_LAT_COUNT timed; Java JIT warm-up $SESS_JIT_WARMUP; C polls: $SESS_C_WAITS"
   echo "host load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$out/machine.txt"
 
 rc=0
 SOFTROCE_TWO_CMD_TIMEOUT=${SOFTROCE_TWO_CMD_TIMEOUT:-3600} tools/softroce/two-hosts.sh --out "$out" \
   --env JAR --env NATIVE --env SESS_SIZES --env SESS_BYTES --env SESS_MIN --env SESS_MAX --env SESS_WINDOW \
-  --env SESS_LAT_COUNT --env SESS_LAT_WARMUP --env SESS_C_WAITS --env SESS_TIMEOUT \
+  --env SESS_LAT_COUNT --env SESS_LAT_WARMUP --env SESS_C_WAITS --env SESS_TIMEOUT --env SESS_JIT_WARMUP \
   "bash $BENCH/two-hosts-sessions.sh --guest A" "bash $BENCH/two-hosts-sessions.sh --guest B" || rc=$?
 { echo "host load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "guest kernel: $(cat "$out/A/guest-kernel.txt" 2>/dev/null)"; } >> "$out/machine.txt"

@@ -36,6 +36,8 @@ import io.rdmaverbs.verbs.connection.SessionStatistics;
  *     perftest sends from one buffer. Prints messages/s and MiB/s from the first send to the last future.</li>
  * <li>{@code request:SIZE:COUNT:WARMUP}: request/reply round trips one at a time from a registered slice,
  *     the server replying with as many bytes from its own region; mean, median, p99, min.</li>
+ * <li>{@code warmup:SIZE:SOURCE:COUNT}: sends as {@code send} does, untimed, before the cases: the guest's
+ *     C1 compiles a path after about 200 calls.</li>
  * <li>{@code register:SIZE:COUNT}: what a rendezvous pays per message besides the wire, on each side that
  *     copies or receives: a region of SIZE allocated, registered and closed, timed.</li>
  * </ul>
@@ -111,7 +113,7 @@ public final class SessionBench {
         } else {
             System.err.println("usage: SessionBench server ADDRESS PORT | SessionBench client ADDRESS PORT WINDOW CASE... | "
                     + "SessionBench simulated WINDOW CASE...   (CASE: send:SIZE:registered|heap:COUNT:WARMUP, "
-                    + "request:SIZE:COUNT:WARMUP, register:SIZE:COUNT)");
+                    + "request:SIZE:COUNT:WARMUP, warmup:SIZE:registered|heap:COUNT, register:SIZE:COUNT)");
             System.exit(2);
         }
     }
@@ -144,6 +146,12 @@ public final class SessionBench {
                 boolean registered = f[2].equals("registered");
                 return () -> System.out.println(throughput(size, registered, count, warmup));
             }
+            if (f.length == 4 && f[0].equals("warmup") && (f[2].equals("registered") || f[2].equals("heap"))) {
+                int size = Integer.parseInt(f[1]);
+                int count = Integer.parseInt(f[3]);
+                boolean registered = f[2].equals("registered");
+                return () -> System.out.println(warmup(size, registered, count));
+            }
             if (f.length == 3 && f[0].equals("register")) {
                 int size = Integer.parseInt(f[1]);
                 int count = Integer.parseInt(f[2]);
@@ -159,16 +167,14 @@ public final class SessionBench {
             // the usage below says what is expected
         }
         throw new IllegalArgumentException("not a case: " + spec + " (send:SIZE:registered|heap:COUNT:WARMUP, "
-                + "request:SIZE:COUNT:WARMUP or register:SIZE:COUNT)");
+                + "request:SIZE:COUNT:WARMUP, warmup:SIZE:registered|heap:COUNT or register:SIZE:COUNT)");
     }
 
     // ---- one-way messages -----------------------------------------------------------------------------
 
     private String throughput(int size, boolean registered, int count, int warmup) {
-        try (MemoryRegion region = registered ? connection.allocateMemory(size, EnumSet.of(AccessFlag.LOCAL_WRITE,
-                AccessFlag.REMOTE_READ)) : null) {
-            Message message = region != null ? Message.of(region.segment().fill((byte) 1).asSlice(0, size))
-                    : Message.of(filled(size));
+        try (MemoryRegion region = registered ? registeredPayload(size) : null) {
+            Message message = region != null ? Message.of(region.segment().asSlice(0, size)) : Message.of(filled(size));
             CompletableFuture<?>[] inFlight = new CompletableFuture<?>[window];
             send(message, inFlight, warmup);
             mark();
@@ -183,6 +189,27 @@ public final class SessionBench {
                     + "msgs_per_s %.1f MiB_per_s %.3f %s %s", size, registered ? "registered" : "heap", count, window,
                     waits, seconds, count / seconds, (double) size * count / seconds / (1 << 20), client, server);
         }
+    }
+
+    /**
+     * Sends without measuring, so that the guest's C1 compiles the paths the cases take (it compiles a
+     * method after about 200 calls: a case's own warm-up of a few hundred large messages would leave the
+     * rendezvous path to be compiled while it is timed).
+     */
+    private String warmup(int size, boolean registered, int count) {
+        try (MemoryRegion region = registered ? registeredPayload(size) : null) {
+            Message message = region != null ? Message.of(region.segment().asSlice(0, size)) : Message.of(filled(size));
+            long t0 = System.nanoTime();
+            send(message, new CompletableFuture<?>[window], count);
+            return String.format(Locale.ROOT, "session warmup size %d source %s count %d seconds %.3f", size,
+                    registered ? "registered" : "heap", count, (System.nanoTime() - t0) / 1e9);
+        }
+    }
+
+    private MemoryRegion registeredPayload(int size) {
+        MemoryRegion region = connection.allocateMemory(size, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ));
+        region.segment().fill((byte) 1);
+        return region;
     }
 
     private static byte[] filled(int size) {
