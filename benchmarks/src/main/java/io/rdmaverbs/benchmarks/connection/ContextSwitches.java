@@ -3,6 +3,7 @@ package io.rdmaverbs.benchmarks.connection;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -10,63 +11,70 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * The context switches of this process's threads by {@link ThreadUse} group, from
- * {@code /proc/self/task/<tid>/status} ({@code proc(5)}): {@code voluntary_ctxt_switches} are the times a
- * thread blocked (a completion loop waiting in {@code poll(2)} for the next CQ event, a caller parked on
- * a future), so per message they count the wakeups a data path costs. The kernel names a thread after the
- * first 15 bytes of its Java name, enough for the groups. Reading them allocates: take them outside an
- * allocation measurement ({@link SessionBench} reads them before and after its {@code ThreadUse} snapshots).
+ * The context switches of this process's threads, from {@code /proc/self/task/<tid>/status}
+ * ({@code proc(5)}), summed by {@link ThreadUse} group over an interval: {@code voluntary_ctxt_switches}
+ * are the times a thread blocked (a completion loop waiting in {@code poll(2)} for the next CQ event, a
+ * caller parked on a future), so per message they count the wakeups a data path costs;
+ * {@code nonvoluntary_ctxt_switches} are preemptions. The kernel names a thread after the first 15 bytes
+ * of its Java name, enough for the groups. Reading them allocates: take them outside an allocation
+ * measurement ({@link ThreadUse.Interval} does).
  *
- * @param voluntary per group, voluntary switches of its live threads
- * @param involuntary per group, preemptions of its live threads
+ * @param tasks per thread id: its group, voluntary and involuntary switches so far
  */
-record ContextSwitches(Map<String, Long> voluntary, Map<String, Long> involuntary) {
+record ContextSwitches(Map<String, Task> tasks) {
+
+    /** One thread's switches so far. */
+    record Task(String group, long voluntary, long involuntary) {
+    }
 
     static ContextSwitches now() {
-        Map<String, Long> voluntary = new LinkedHashMap<>();
-        Map<String, Long> involuntary = new LinkedHashMap<>();
-        for (String g : ThreadUse.GROUPS) {
-            voluntary.put(g, 0L);
-            involuntary.put(g, 0L);
-        }
-        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-            for (Path task : tasks.toList()) {
+        Map<String, Task> tasks = new HashMap<>();
+        try (Stream<Path> dirs = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : dirs.toList()) {
                 List<String> status;
                 try {
                     status = Files.readAllLines(task.resolve("status"));
                 } catch (IOException gone) {
                     continue;
                 }
-                String group = null;
+                String group = ThreadUse.OTHER;
+                long voluntary = 0;
+                long involuntary = 0;
                 for (String line : status) {
                     if (line.startsWith("Name:")) {
                         group = ThreadUse.group(line.substring(5).strip());
-                    } else if (group != null && line.startsWith("voluntary_ctxt_switches:")) {
-                        voluntary.merge(group, Long.parseLong(line.substring(24).strip()), Long::sum);
-                    } else if (group != null && line.startsWith("nonvoluntary_ctxt_switches:")) {
-                        involuntary.merge(group, Long.parseLong(line.substring(27).strip()), Long::sum);
+                    } else if (line.startsWith("voluntary_ctxt_switches:")) {
+                        voluntary = Long.parseLong(line.substring(24).strip());
+                    } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                        involuntary = Long.parseLong(line.substring(27).strip());
                     }
                 }
+                tasks.put(task.getFileName().toString(), new Task(group, voluntary, involuntary));
             }
         } catch (IOException noProc) {
-            // not Linux: no figures, every group stays 0
+            // not Linux: no tasks, every group stays 0
         }
-        return new ContextSwitches(voluntary, involuntary);
+        return new ContextSwitches(tasks);
     }
 
-    ContextSwitches since(ContextSwitches earlier) {
-        Map<String, Long> v = new LinkedHashMap<>();
-        Map<String, Long> i = new LinkedHashMap<>();
-        voluntary.forEach((g, n) -> v.put(g, n - earlier.voluntary.getOrDefault(g, 0L)));
-        involuntary.forEach((g, n) -> i.put(g, n - earlier.involuntary.getOrDefault(g, 0L)));
-        return new ContextSwitches(v, i);
-    }
-
-    /** {@code side_wakeups.G W side_preempted.G P} per message, for each group. */
-    String perMessage(String side, long messages) {
+    /**
+     * {@code side_wakeups.G W side_preempted.G P} per message, for each group: what its threads alive now
+     * did since {@code earlier} (or since they started).
+     */
+    String perMessageSince(ContextSwitches earlier, String side, long messages) {
+        Map<String, long[]> groups = new LinkedHashMap<>();
+        for (String g : ThreadUse.GROUPS) {
+            groups.put(g, new long[2]);
+        }
+        tasks.forEach((tid, t) -> {
+            Task e = earlier.tasks.getOrDefault(tid, new Task(t.group(), 0, 0));
+            long[] sum = groups.get(t.group());
+            sum[0] += t.voluntary() - e.voluntary();
+            sum[1] += t.involuntary() - e.involuntary();
+        });
         StringBuilder b = new StringBuilder();
-        voluntary.forEach((g, n) -> b.append(String.format(Locale.ROOT, " %s_wakeups.%s %.2f %s_preempted.%s %.2f", side,
-                g, (double) n / messages, side, g, (double) involuntary.get(g) / messages)));
+        groups.forEach((g, n) -> b.append(String.format(Locale.ROOT, " %s_wakeups.%s %.2f %s_preempted.%s %.2f", side,
+                g, (double) n[0] / messages, side, g, (double) n[1] / messages)));
         return b.toString().strip();
     }
 }

@@ -1,6 +1,7 @@
 package io.rdmaverbs.benchmarks.connection;
 
 import java.lang.management.ManagementFactory;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -13,17 +14,19 @@ import com.sun.management.ThreadMXBean;
 /**
  * What this JVM has spent so far: process CPU time ({@link OperatingSystemMXBean#getProcessCpuTime()}, GC
  * and compiler threads included), heap bytes allocated by all threads, terminated ones included
- * ({@link ThreadMXBean#getTotalThreadAllocatedBytes()}), and both split by what the live platform threads
- * do, by name: the benchmark's own thread, the connection manager's completion loops, the carriers of the
- * virtual threads (the sessions' lanes run the handlers there), the CM event loop and timers, and the
- * rest. Two snapshots taken around a loop give its cost per message; a snapshot allocates its three arrays
- * and a small map on the calling thread (a thread's name is looked up once, when it is first seen).
+ * ({@link ThreadMXBean#getTotalThreadAllocatedBytes()}), and per live platform thread its CPU time and
+ * allocation, which {@link #since} sums by what the threads do, by name: the benchmark's own thread, the
+ * connection manager's completion loops, the carriers of the virtual threads (the sessions' lanes run the
+ * handlers there), the CM event loop and timers, and the rest. A thread that ended between two snapshots
+ * is in neither group's figure (only in the totals); one that started is counted from its start. A
+ * snapshot allocates its three arrays and a small map on the calling thread (a thread's name is looked
+ * up once, when it is first seen).
  *
  * @param cpuNanos process CPU time
  * @param allocatedBytes heap bytes allocated by every thread since the JVM started
- * @param groups per thread group: CPU nanoseconds and allocated bytes of its live threads
+ * @param threads per live thread id: CPU nanoseconds and allocated bytes
  */
-record ThreadUse(long cpuNanos, long allocatedBytes, Map<String, long[]> groups) {
+record ThreadUse(long cpuNanos, long allocatedBytes, Map<Long, long[]> threads) {
 
     /** The thread groups, in report order; a thread is in the first whose test its name passes. */
     static final String CALLER = "caller";
@@ -53,20 +56,13 @@ record ThreadUse(long cpuNanos, long allocatedBytes, Map<String, long[]> groups)
         long[] ids = THREADS.getAllThreadIds();
         long[] cpus = THREADS.getThreadCpuTime(ids);
         long[] allocated = THREADS.getThreadAllocatedBytes(ids);
-        Map<String, long[]> groups = new LinkedHashMap<>();
-        for (String g : GROUPS) {
-            groups.put(g, new long[2]);
-        }
+        Map<Long, long[]> threads = new HashMap<>();
         for (int i = 0; i < ids.length; i++) {
-            String g = GROUP_OF.computeIfAbsent(ids[i], ThreadUse::groupOf);
-            if (g == null) {
-                continue;
+            if (cpus[i] >= 0 && allocated[i] >= 0) {
+                threads.put(ids[i], new long[] {cpus[i], allocated[i]});
             }
-            long[] v = groups.get(g);
-            v[0] += Math.max(0, cpus[i]);
-            v[1] += Math.max(0, allocated[i]);
         }
-        return new ThreadUse(cpu, total, groups);
+        return new ThreadUse(cpu, total, threads);
     }
 
     private static String groupOf(long id) {
@@ -91,26 +87,45 @@ record ThreadUse(long cpuNanos, long allocatedBytes, Map<String, long[]> groups)
         return OTHER;
     }
 
-    /** What was spent between {@code earlier} and this snapshot. */
-    ThreadUse since(ThreadUse earlier) {
-        Map<String, long[]> d = new LinkedHashMap<>();
-        groups.forEach((g, v) -> {
-            long[] e = earlier.groups.getOrDefault(g, new long[2]);
-            d.put(g, new long[] {v[0] - e[0], v[1] - e[1]});
+    /**
+     * What was spent between {@code earlier} and this snapshot: the totals, and per group (CPU, bytes) the
+     * sum over its threads alive at this snapshot of what each spent since the earlier one (or since it
+     * started).
+     */
+    Spent since(ThreadUse earlier) {
+        Map<String, long[]> groups = new LinkedHashMap<>();
+        for (String g : GROUPS) {
+            groups.put(g, new long[2]);
+        }
+        threads.forEach((id, v) -> {
+            String g = GROUP_OF.computeIfAbsent(id, ThreadUse::groupOf);
+            if (g != null) {
+                long[] e = earlier.threads.getOrDefault(id, new long[2]);
+                long[] sum = groups.get(g);
+                sum[0] += v[0] - e[0];
+                sum[1] += v[1] - e[1];
+            }
         });
-        return new ThreadUse(cpuNanos - earlier.cpuNanos, allocatedBytes - earlier.allocatedBytes, d);
+        return new Spent(cpuNanos - earlier.cpuNanos, allocatedBytes - earlier.allocatedBytes, groups);
     }
 
     /**
-     * {@code cpu_us_per_msg C alloc_B_per_msg A} and per group {@code cpu_us.G C alloc_B.G A}, per message of
-     * {@code messages}: the words SessionBench prints and two-hosts-sessions-report.py reads.
+     * What an interval cost: process CPU time, bytes allocated by all threads, and per group CPU nanoseconds
+     * and allocated bytes.
      */
-    String perMessage(String side, long messages) {
-        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%s_cpu_us_per_msg %.2f %s_alloc_B_per_msg %.1f",
-                side, cpuNanos / 1e3 / messages, side, (double) allocatedBytes / messages));
-        groups.forEach((g, v) -> b.append(String.format(Locale.ROOT, " %s_cpu_us.%s %.2f %s_alloc_B.%s %.1f", side, g,
-                v[0] / 1e3 / messages, side, g, (double) v[1] / messages)));
-        return b.toString();
+    record Spent(long cpuNanos, long allocatedBytes, Map<String, long[]> groups) {
+
+        /**
+         * {@code cpu_us_per_msg C alloc_B_per_msg A} and per group {@code cpu_us.G C alloc_B.G A}, per message
+         * of {@code messages}: the words SessionBench prints and two-hosts-sessions-report.py reads.
+         */
+        String perMessage(String side, long messages) {
+            StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%s_cpu_us_per_msg %.2f %s_alloc_B_per_msg "
+                    + "%.1f", side, cpuNanos / 1e3 / messages, side, (double) allocatedBytes / messages));
+            groups.forEach((g, v) -> b.append(String.format(Locale.ROOT, " %s_cpu_us.%s %.2f %s_alloc_B.%s %.1f", side,
+                    g, v[0] / 1e3 / messages, side, g, (double) v[1] / messages)));
+            return b.toString();
+        }
     }
 
     /**
@@ -126,10 +141,9 @@ record ThreadUse(long cpuNanos, long allocatedBytes, Map<String, long[]> groups)
 
         /** The words of ThreadUse and ContextSwitches per message of {@code messages}, since the start. */
         String perMessage(String side, long messages) {
-            ThreadUse u = ThreadUse.now().since(use);
-            ContextSwitches s = ContextSwitches.now().since(switches);
+            Spent u = ThreadUse.now().since(use);
             long n = Math.max(1, messages);
-            return u.perMessage(side, n) + " " + s.perMessage(side, n);
+            return u.perMessage(side, n) + " " + ContextSwitches.now().perMessageSince(switches, side, n);
         }
     }
 }
