@@ -1,31 +1,23 @@
 #!/usr/bin/env python3
 """Tables of benchmarks/two-hosts-sessions.sh: perftest's probe, then per size C (cm_perf, perftest's
-patterns; rounds c1 and c2, spinning and yielding) against Java (SessionBench), the 64 B round trip, CPU
-and allocation per message, and rxe's hw_counters around every run.
+patterns, rounds c1..cN, spinning and, if run, yielding) against Java (SessionBench, rounds j1..jN), the
+64 B round trip, CPU, allocation and wakeups per message, and rxe's hw_counters around every run.
+
+Each figure is the median over the rounds, with the range (min-max) beside it: the guests share a host
+with other work, and a round's figure moves with the host's load. "paired" ratios divide each Java round
+by the C round just before it, which ran under the most similar load.
 
 usage: two-hosts-sessions-report.py RESULTS_DIR   (the dir holding machine.txt, A/ and B/)
 """
 import pathlib
 import re
+import statistics
 import sys
 
 RNR = ["rcvd_rnr_err", "send_rnr_err", "retry_rnr_exceeded_err"]
 RESENT = ["duplicate_request", "out_of_seq_request", "rcvd_seq_err", "completer_retry_err", "retry_exceeded_err"]
 GROUPS = ["caller", "completions", "virtual", "cm", "other"]
-JAVA_ROUNDS = ["j1", "j2"]
-
-
-def averaged(found):
-    """The mean of each number over the result lines found (None where none was)."""
-    found = [f for f in found if f is not None]
-    if not found:
-        return None
-    out = dict(found[0])
-    for k, v in found[0].items():
-        if isinstance(v, float):
-            vals = [f.get(k) for f in found if isinstance(f.get(k), float)]
-            out[k] = sum(vals) / len(vals)
-    return out
+SHOWN = GROUPS[:3]
 
 
 def sections(path):
@@ -75,13 +67,8 @@ def lines(path, prefix):
     return [l for l in s.get("output", []) + s.get("counters after", []) if l.startswith(prefix)]
 
 
-def perf(path):
-    found = lines(path, "perf ")
-    return words(found[0], 2) if found else None
-
-
-def perf_server(path):
-    found = lines(path, "perf_server ")
+def first(path, prefix):
+    found = lines(path, prefix)
     return words(found[0], 2) if found else None
 
 
@@ -98,17 +85,46 @@ def fmt(v, digits=1):
     return "-" if v is None else f"{v:,.{digits}f}"
 
 
-def mean(*vs):
-    vs = [v for v in vs if v is not None]
-    return sum(vs) / len(vs) if vs else None
+def median(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def spread(vals, digits=3):
+    """median (min-max) of the values found."""
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return "-"
+    if len(vals) == 1:
+        return fmt(vals[0], digits)
+    return f"{fmt(statistics.median(vals), digits)} ({fmt(min(vals), digits)}-{fmt(max(vals), digits)})"
 
 
 def ratio(a, b):
     return "-" if a is None or not b else f"**{a / b:.2f}**"
 
 
+def ratios(js, cs):
+    """min-max of the paired ratios j_k / c_k."""
+    rs = [j / c for j, c in zip(js, cs) if j is not None and c]
+    return "-" if not rs else f"{min(rs):.2f}-{max(rs):.2f}"
+
+
 def get(d, k):
     return None if d is None else d.get(k)
+
+
+def mean_of(found):
+    """The mean of each number over the result lines found (None where none was)."""
+    found = [f for f in found if f is not None]
+    if not found:
+        return None
+    out = dict(found[0])
+    for k, v in found[0].items():
+        if isinstance(v, float):
+            vals = [f.get(k) for f in found if isinstance(f.get(k), float)]
+            out[k] = sum(vals) / len(vals)
+    return out
 
 
 def main():
@@ -118,6 +134,7 @@ def main():
     machine = out / "machine.txt"
     if machine.exists():
         print("```\n" + machine.read_text().strip() + "\n```\n")
+    print("Figures: median over the rounds (min-max); paired: each Java round over the C round before it.\n")
 
     print("## perftest with -R on the guests' IPv6 link-local addresses\n")
     print("| tool | client exit | what it said |\n| --- | ---: | --- |")
@@ -125,107 +142,127 @@ def main():
         said = [l for l in sections(p).get("output", []) if l.strip() and not l.startswith(("wall_s", "client exit"))]
         print(f"| `{p.stem[len('probe-perftest-'):]}` | {exit_code(p, 'client')} | {' / '.join(x.strip() for x in said[:2])} |")
 
-    rounds = [b / f"{r}-sessions.txt" for r in JAVA_ROUNDS]
-    sends = [[words(l, 2) for l in lines(j, "session send ")] for j in rounds]
-    requests = [[words(l, 2) for l in lines(j, "session request ")] for j in rounds]
-    sizes = sorted({int(x["size"]) for r in sends for x in r} | {int(p.stem.split("-")[2]) for p in b.glob("c1-send_bw-*.txt")})
+    c_rounds = sorted({p.name.split("-")[0] for p in b.glob("c[0-9]*-*.txt")}, key=lambda r: int(r[1:]))
+    j_rounds = sorted({p.name.split("-")[0] for p in b.glob("j[0-9]*-sessions.txt")}, key=lambda r: int(r[1:]))
+    waits = sorted({p.stem.rsplit("-", 1)[1] for p in b.glob("c1-*.txt")}, key=lambda w: w != "spin")
+    java = {r: [dict(words(l, 2), kind=l.split()[1]) for l in lines(b / f"{r}-sessions.txt", "session ")]
+            for r in j_rounds}
+    sizes = sorted({int(p.stem.split("-")[2]) for p in b.glob("c1-send_bw-*.txt")}
+                   | {int(x["size"]) for r in java.values() for x in r if x["kind"] == "send"})
 
-    def c(test, size, wait):
-        return [perf(b / f"{r}-{test}-{size}-{wait}.txt") for r in ("c1", "c2")]
+    def c(test, size, wait, key, role="client"):
+        d = b if role == "client" else a
+        prefix = "perf " if role == "client" else "perf_server "
+        return [get(first(d / f"{r}-{test}-{size}-{wait}.txt", prefix), key) for r in c_rounds]
 
-    def send(size, source, rnd=None):
-        """The Java line of this case in round `rnd`, or the mean of its numbers over the rounds."""
-        found = [next((x for x in r if int(x["size"]) == size and x["source"] == source), None) for r in sends]
-        return found[rnd] if rnd is not None else averaged(found)
+    def j(kind, size, source, key):
+        """Per Java round: the value of `key` on the line `session KIND size SIZE [source SOURCE]`."""
+        vals = []
+        for r in j_rounds:
+            vals.append(get(case(r, kind, size, source), key))
+        return vals
 
-    print("\n## Message throughput: one-way messages, MiB/s (2^20 bytes)\n")
-    print("C: cm_perf send_bw (perftest's pattern: tx_depth 128, one SEND in 100 signaled, 512 receives), "
-          "c1 and c2 spinning on empty polls as perftest does, and yielding. Java: `Session.send` with "
-          "128 in flight, from a registered region (zero copy) and from a heap array (one copy), rounds j1 and "
-          "j2. Ratios of the means of the two rounds on each side.\n")
-    print("| size | C spin c1 / c2 | C yield | Java registered j1 / j2 | msgs/s | / C spin | / C yield "
-          "| Java heap j1 / j2 | / C spin | / C yield |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    def case(r, kind, size, source):
+        return next((x for x in java[r] if x["kind"] == kind and x.get("size") == size
+                     and (source is None or x.get("source") == source)), None)
 
-    def pair(vals, digits=3):
-        return " / ".join(fmt(v, digits) for v in vals)
-    for size in sizes:
-        spin = [get(x, "MiB_per_s") for x in c("send_bw", size, "spin")]
-        yld = mean(*[get(x, "MiB_per_s") for x in c("send_bw", size, "yield")])
-        reg, heap = send(size, "registered"), send(size, "heap")
-        regs = [get(send(size, "registered", i), "MiB_per_s") for i in range(len(rounds))]
-        heaps = [get(send(size, "heap", i), "MiB_per_s") for i in range(len(rounds))]
-        cs = mean(*spin)
-        print(f"| {size} | {pair(spin)} | {fmt(yld, 3)} | {pair(regs)} "
-              f"| {fmt(get(reg, 'msgs_per_s'))} | {ratio(get(reg, 'MiB_per_s'), cs)} | {ratio(get(reg, 'MiB_per_s'), yld)} "
-              f"| {pair(heaps)} | {ratio(get(heap, 'MiB_per_s'), cs)} | {ratio(get(heap, 'MiB_per_s'), yld)} |")
+    def j_line(kind, size, source):
+        return mean_of([case(r, kind, size, source) for r in j_rounds])
 
-    print("\n## RDMA WRITE and READ, MiB/s\n")
-    print("| size | C write spin | C write yield | C read spin | C read yield |")
-    print("| ---: | ---: | ---: | ---: | ---: |")
-    for size in sizes:
-        vals = [mean(*[get(x, "MiB_per_s") for x in c(t, size, w)]) for t in ("write_bw", "read_bw")
-                for w in ("spin", "yield")]
-        print(f"| {size} | " + " | ".join(fmt(v, 3) for v in vals) + " |")
+    def bandwidth_table(title, text, test, kind):
+        print(f"\n## {title}, MiB/s (2^20 bytes)\n")
+        print(text + "\n")
+        cols = [f"C {w}" for w in waits]
+        print("| size | " + " | ".join(cols) + " | Java registered | msgs/s | / C | paired "
+              "| Java heap | / C | paired |")
+        print("| ---: |" + " ---: |" * (len(cols) + 7))
+        for size in sizes:
+            cw = [c(test, size, w, "MiB_per_s") for w in waits]
+            cspin = cw[0]
+            row = [spread(v) for v in cw]
+            for source in ("registered", "heap"):
+                jv = j(kind, float(size), source, "MiB_per_s")
+                cells = [spread(jv)]
+                if source == "registered":
+                    cells.append(fmt(median(j(kind, float(size), source, "msgs_per_s"))))
+                cells += [ratio(median(jv), median(cspin)), ratios(jv, cspin)]
+                row += cells
+            print(f"| {size} | " + " | ".join(row) + " |")
+
+    bandwidth_table("Message throughput: one-way messages",
+                    "C: cm_perf send_bw (perftest's pattern: tx_depth 128, one SEND in 100 signaled up to 8 KiB, every "
+                    "one above, 512 receives), empty polls spinning as perftest's (spin) or yielding (yield). Java: "
+                    "`Session.send` with 128 in flight, from a registered region (zero copy) or a heap array (one copy). "
+                    "Ratios: Java over C spin.", "send_bw", "send")
+    bandwidth_table("RDMA WRITE through remote region handles",
+                    "C: cm_perf write_bw (perftest's pattern). Java: `RemoteRegion.write` with 128 in flight, from a "
+                    "registered region or a heap array (one copy through a bounce buffer).", "write_bw", "write")
+    bandwidth_table("RDMA READ through remote region handles",
+                    "C: cm_perf read_bw (perftest's pattern, the device's max_qp_rd_atom outstanding). Java: "
+                    "`RemoteRegion.read` with 128 in flight, into a registered region or a heap array.", "read_bw", "read")
 
     print("\n## 64 B request/reply against ib_send_lat's pattern, microseconds\n")
-    print("cm_perf send_lat reports half a round trip (perftest's t_typical is the median of those); a "
-          "Java request/reply is a whole round trip, so it is compared with twice the C figure.\n")
-    print("| | C spin t_typical | C yield t_typical | C round trip (2 x spin) | Java median | Java mean | Java p99 "
-          "| Java / C spin | Java / C yield |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    spin = mean(*[get(x, "t_typical_us") for x in c("send_lat", 64, "spin")])
-    yld = mean(*[get(x, "t_typical_us") for x in c("send_lat", 64, "yield")])
-    r = averaged([x[0] if x else None for x in requests])
-    print(f"| 64 B | {fmt(spin)} | {fmt(yld)} | {fmt(None if spin is None else 2 * spin)} | {fmt(get(r, 'median_us'))} "
-          f"| {fmt(get(r, 'mean_us'))} | {fmt(get(r, 'p99_us'))} | {ratio(get(r, 'median_us'), None if spin is None else 2 * spin)} "
-          f"| {ratio(get(r, 'median_us'), None if yld is None else 2 * yld)} |")
+    print("cm_perf send_lat reports half a round trip (perftest's t_typical: the median of those); a Java "
+          "request/reply is a whole round trip, so it is compared with twice the C figure.\n")
+    print("| | " + " | ".join(f"C {w} t_typical" for w in waits) + " | C round trip (2 x spin) | Java median | Java mean "
+          "| Java p99 | Java / C | paired |")
+    print("| --- |" + " ---: |" * (len(waits) + 6))
+    typ = [c("send_lat", 64, w, "t_typical_us") for w in waits]
+    rtt = [None if t is None else 2 * t for t in typ[0]]
+    jm = j("request", 64.0, None, "median_us")
+    print(f"| 64 B | " + " | ".join(spread(t, 1) for t in typ) + f" | {spread(rtt, 1)} | {spread(jm, 1)} "
+          f"| {spread(j('request', 64.0, None, 'mean_us'), 1)} | {spread(j('request', 64.0, None, 'p99_us'), 1)} "
+          f"| {ratio(median(jm), median(rtt))} | {ratios(jm, rtt)} |")
 
-    print("\n## CPU time per message, microseconds (process CPU time / messages; Java: mean of j1 and j2)\n")
-    print("| run | C client spin | C server spin | C client yield | C server yield | Java client | Java server "
-          "| Java client: caller / completions / virtual | Java server: caller / completions / virtual |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
-    runs = [(f"send {s} registered", "send_bw", s, send(s, "registered")) for s in sizes]
-    runs += [(f"send {s} heap", None, s, send(s, "heap")) for s in sizes]
-    runs.append(("request 64", "send_lat", 64, r))
-    for label, test, size, j in runs:
-        cc = []
-        for w in ("spin", "yield"):
-            cl = mean(*[get(x, "cpu_us_per_msg") for x in c(test, size, w)]) if test else None
-            sv = mean(*[get(perf_server(a / f"{rd}-{test}-{size}-{w}.txt"), "cpu_us_per_msg") for rd in ("c1", "c2")]) if test else None
-            cc += [cl, sv]
-        groups = [" / ".join(fmt(get(j, f"{side}_cpu_us.{g}"), 1) for g in GROUPS[:3]) for side in ("client", "server")]
-        print(f"| {label} | " + " | ".join(fmt(v) for v in cc) + f" | {fmt(get(j, 'client_cpu_us_per_msg'))} "
-              f"| {fmt(get(j, 'server_cpu_us_per_msg'))} | {groups[0]} | {groups[1]} |")
+    runs = [(f"send {s} {src}", "send", s, src, "send_bw") for s in sizes for src in ("registered", "heap")]
+    runs += [(f"{k} {s} {src}", k, s, src, f"{k}_bw") for k in ("write", "read") for s in sizes
+             for src in ("registered", "heap") if any(x["kind"] == k for r in java.values() for x in r)]
+    runs.append(("request 64", "request", 64, None, "send_lat"))
 
-    print("\n## Heap allocated per message in the steady state, bytes (Java, mean of j1 and j2)\n")
-    print("| run | client | " + " | ".join(f"client: {g}" for g in GROUPS[:3]) + " | server | "
-          + " | ".join(f"server: {g}" for g in GROUPS[:3]) + " |")
+    print("\n## CPU time per message, microseconds (process CPU time / messages; Java: mean over its rounds)\n")
+    print("| run | C client | C server | Java client | Java server | Java client: " + " / ".join(SHOWN)
+          + " | Java server: " + " / ".join(SHOWN) + " |")
+    print("| --- | ---: | ---: | ---: | ---: | --- | --- |")
+    for label, kind, size, source, test in runs:
+        jl = j_line(kind, float(size), source)
+        cc = [median(c(test, size, "spin", "cpu_us_per_msg")), median(c(test, size, "spin", "cpu_us_per_msg", "server"))]
+        if source == "heap":
+            cc = [None, None]
+        groups = [" / ".join(fmt(get(jl, f"{side}_cpu_us.{g}")) for g in SHOWN) for side in ("client", "server")]
+        print(f"| {label} | {fmt(cc[0])} | {fmt(cc[1])} | {fmt(get(jl, 'client_cpu_us_per_msg'))} "
+              f"| {fmt(get(jl, 'server_cpu_us_per_msg'))} | {groups[0]} | {groups[1]} |")
+
+    print("\n## Heap allocated per message in the steady state, bytes (Java, mean over its rounds)\n")
+    print("| run | client | " + " | ".join(f"client: {g}" for g in SHOWN) + " | server | "
+          + " | ".join(f"server: {g}" for g in SHOWN) + " |")
     print("| --- |" + " ---: |" * 8)
-    for label, _, _, j in runs:
-        print(f"| {label} | {fmt(get(j, 'client_alloc_B_per_msg'))} | "
-              + " | ".join(fmt(get(j, f"client_alloc_B.{g}")) for g in GROUPS[:3])
-              + f" | {fmt(get(j, 'server_alloc_B_per_msg'))} | "
-              + " | ".join(fmt(get(j, f"server_alloc_B.{g}")) for g in GROUPS[:3]) + " |")
+    for label, kind, size, source, _ in runs:
+        jl = j_line(kind, float(size), source)
+        print(f"| {label} | {fmt(get(jl, 'client_alloc_B_per_msg'))} | "
+              + " | ".join(fmt(get(jl, f"client_alloc_B.{g}")) for g in SHOWN)
+              + f" | {fmt(get(jl, 'server_alloc_B_per_msg'))} | "
+              + " | ".join(fmt(get(jl, f"server_alloc_B.{g}")) for g in SHOWN) + " |")
 
-    print("\n## Wakeups per message (voluntary context switches; Java, mean of j1 and j2)\n")
-    print("A thread blocks (a completion loop in `poll(2)` for the next CQ event, a caller on a future, a "
-          "carrier with no virtual thread to run) and is woken: each is a switch on the guest's one CPU.\n")
-    print("| run | client: " + " | client: ".join(GROUPS[:3]) + " | server: " + " | server: ".join(GROUPS[:3]) + " |")
+    print("\n## Wakeups and preemptions per message (context switches; Java, mean over its rounds)\n")
+    print("A wakeup is a voluntary switch: the thread blocked (a completion loop in `poll(2)` for the next CQ "
+          "event, a caller on a future, a carrier with no virtual thread to run) and was woken; a preemption is "
+          "an involuntary one. Each is a switch on the guest's one CPU.\n")
+    print("| run | " + " | ".join(f"client {g}" for g in SHOWN) + " | " + " | ".join(f"server {g}" for g in SHOWN) + " |")
     print("| --- |" + " ---: |" * 6)
-    for label, _, _, j in runs:
-        print(f"| {label} | " + " | ".join(fmt(get(j, f"{side}_wakeups.{g}"), 2) for side in ("client", "server")
-                                           for g in GROUPS[:3]) + " |")
+    for label, kind, size, source, _ in runs:
+        jl = j_line(kind, float(size), source)
+        print(f"| {label} | " + " | ".join(f"{fmt(get(jl, f'{side}_wakeups.{g}'), 2)} / {fmt(get(jl, f'{side}_preempted.{g}'), 2)}"
+                                           for side in ("client", "server") for g in SHOWN) + " |")
 
-    registers = [words(l, 2) for r in rounds for l in lines(r, "session register ")]
+    registers = [x for r in java.values() for x in r if x["kind"] == "register"]
     if registers:
         print("\n## What a rendezvous registers per message (Java, the connection's PD), microseconds\n")
         print("| size | allocate + register, mean | median | close (deregister, free), mean | median |")
         print("| ---: | ---: | ---: | ---: | ---: |")
-        for size in sorted({int(x["size"]) for x in registers}):
-            x = averaged([y for y in registers if int(y["size"]) == size])
-            print(f"| {size} | {fmt(x['allocate_mean_us'])} | {fmt(x['allocate_median_us'])} | {fmt(x['close_mean_us'])} "
-                  f"| {fmt(x['close_median_us'])} |")
+        for size in sorted({x["size"] for x in registers}):
+            x = mean_of([y for y in registers if y["size"] == size])
+            print(f"| {int(size)} | {fmt(x['allocate_mean_us'])} | {fmt(x['allocate_median_us'])} "
+                  f"| {fmt(x['close_mean_us'])} | {fmt(x['close_median_us'])} |")
 
     print("\n## rxe hw_counters around each run (deltas)\n")
     print("RNR NAKs: `rcvd_rnr_err` counts those a sender received, `send_rnr_err` those a receiver sent. "
@@ -233,7 +270,7 @@ def main():
     print("| run | B (client) RNR | A (server) RNR | B resent | A resent | B sent / rcvd pkts |")
     print("| --- | --- | --- | --- | --- | --- |")
     for p in sorted(b.glob("*.txt"), key=lambda p: p.stat().st_mtime):
-        if p.name.startswith(("guest-kernel", "perftest-version")):
+        if p.name.startswith(("guest-kernel", "perftest-version", "device")):
             continue
         db, da = delta(p), delta(a / p.name)
 
@@ -242,7 +279,8 @@ def main():
         print(f"| {p.stem} | {few(db, RNR)} | {few(da, RNR)} | {few(db, RESENT)} | {few(da, RESENT)} "
               f"| {db.get('sent_pkts', '-')} / {db.get('rcvd_pkts', '-')} |")
 
-    failed = [p.name for p in sorted(b.glob("*.txt")) if not p.name.startswith(("probe-", "guest-kernel", "perftest-version"))
+    failed = [p.name for p in sorted(b.glob("*.txt")) if not p.name.startswith(("probe-", "guest-kernel", "perftest-version",
+                                                                                   "device"))
               and exit_code(p, "client") != 0]
     if failed:
         print("\nRuns whose client did not exit 0 (see B/ and A/): " + ", ".join(failed))

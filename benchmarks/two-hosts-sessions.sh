@@ -6,14 +6,14 @@
 #           addresses, each once: Debian 12's perftest (4.5-0.17) cannot resolve an IPv6 address for
 #           rdma_cm (getaddrinfo with AF_INET only), and this records how each fails (or that it ran)
 #   C       src/main/c/cm_perf, perftest's send_bw / write_bw / read_bw patterns at each size of SIZES
-#           and send_lat at 64 B over librdmacm, empty polls spinning as perftest's (spin) and yielding
-#           (yield: what spinning costs on one emulated CPU)
+#           and send_lat at 64 B over librdmacm, empty polls spinning as perftest's (spin) or, with
+#           SESS_C_WAITS="spin yield", also yielding (what spinning costs on one emulated CPU)
 #   Java    io.rdmaverbs.benchmarks.connection.SessionBench: one connection, one-way messages at each
 #           size from a registered region and from a heap array, WINDOW in flight, then 64 B
 #           request/reply; CPU, allocation and wakeups per message on both sides; what registering a
 #           rendezvous's region costs at the sizes that go by rendezvous
-# Rounds: probe, c1 (C), j1 (Java), c2 (C again), j2 (Java again): the pairs show how far the guests
-# drifted, on a host shared with other work. Each side records rxe's
+# Rounds: probe, then SESS_PAIRS pairs of a C round and a Java round (c1 j1 c2 j2 ...): the pairs show
+# how far the guests drift on a host shared with other work. Each side records rxe's
 # hw_counters before and after each run (RNR NAKs: rcvd_rnr_err on the sender, send_rnr_err on the
 # receiver). Guest JVMs run through tools/softroce/java.sh (C1 only, serial GC).
 #
@@ -24,7 +24,7 @@
 # env: JAVA_HOME (a JDK 25)  BENCH_SKIP_BUILD=1 (use benchmarks/target as built)
 #      SESS_SIZES ("64 4096 65536 1048576")  SESS_BYTES (bytes per size and run, 33554432; ITERS = BYTES /
 #      SIZE within SESS_MIN 50 .. SESS_MAX 5000)  SESS_WINDOW (128, perftest's tx_depth)
-#      SESS_LAT_COUNT (300)  SESS_LAT_WARMUP (300)  SESS_C_WAITS ("spin yield")  SESS_JIT_WARMUP (2000:
+#      SESS_LAT_COUNT (300)  SESS_LAT_WARMUP (300)  SESS_C_WAITS ("spin")  SESS_PAIRS (3)  SESS_JIT_WARMUP (2000:
 #      untimed messages before the Java cases, a quarter of them by rendezvous: C1 compiles a method after
 #      about 200 calls)
 #      SESS_TIMEOUT (s, 900: the bound of one client)
@@ -32,7 +32,6 @@
 # raw outputs are <host>/<round>-<test>.txt, the tables report.md (two-hosts-sessions-report.py).
 set -euo pipefail
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROUNDS=(probe c1 j1 c2 j2)
 PORT=7475
 PERFTEST=(ib_send_bw ib_write_bw ib_read_bw ib_send_lat)
 
@@ -116,10 +115,14 @@ client() {   # client ROUND TEST OUT: B's side of one test, timed by its own clo
 }
 
 guest() {   # guest A|B
-  local round test
+  local round test i
+  local -a rounds=(probe)
+  for ((i = 1; i <= SESS_PAIRS; i++)); do rounds+=("c$i" "j$i"); done
   uname -r > "$SOFTROCE_OUT/guest-kernel.txt"
   dpkg-query -W -f '${Version}\n' perftest > "$SOFTROCE_OUT/perftest-version.txt" 2>&1
-  for round in "${ROUNDS[@]}"; do
+  ibv_devinfo -v -d "$SOFTROCE_WIRE_DEV" 2>&1 | grep -E 'max_qp_rd_atom|max_qp_init_rd_atom|active_mtu' \
+    | tr -s ' \t' ' ' > "$SOFTROCE_OUT/device.txt"
+  for round in "${rounds[@]}"; do
     for test in $(tests "$round"); do
       echo "== $round $test ($(cut -d' ' -f1 /proc/uptime) s)"
       if [ "$1" = A ]; then server "$round" "$test" "$SOFTROCE_OUT/$round-$test.txt"
@@ -141,12 +144,12 @@ if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'v
 fi
 export SESS_SIZES=${SESS_SIZES:-64 4096 65536 1048576} SESS_BYTES=${SESS_BYTES:-33554432} SESS_MIN=${SESS_MIN:-50} \
   SESS_MAX=${SESS_MAX:-5000} SESS_WINDOW=${SESS_WINDOW:-128} SESS_LAT_COUNT=${SESS_LAT_COUNT:-300} \
-  SESS_LAT_WARMUP=${SESS_LAT_WARMUP:-300} SESS_C_WAITS=${SESS_C_WAITS:-spin yield} SESS_TIMEOUT=${SESS_TIMEOUT:-900} \
-  SESS_JIT_WARMUP=${SESS_JIT_WARMUP:-2000}
+  SESS_LAT_WARMUP=${SESS_LAT_WARMUP:-300} SESS_C_WAITS=${SESS_C_WAITS:-spin} SESS_TIMEOUT=${SESS_TIMEOUT:-900} \
+  SESS_JIT_WARMUP=${SESS_JIT_WARMUP:-2000} SESS_PAIRS=${SESS_PAIRS:-3}
 mode=guests
 case "${1:-}" in
   --quick) SESS_BYTES=$((SESS_BYTES / 10)) SESS_MIN=10 SESS_MAX=$((SESS_MAX / 10)) SESS_LAT_COUNT=50 SESS_LAT_WARMUP=20
-           SESS_JIT_WARMUP=200 ;;
+           SESS_JIT_WARMUP=200 SESS_PAIRS=1 ;;
   --simulated) mode=simulated ;;
   "") ;;
   -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -183,17 +186,18 @@ fi
   echo "jdk: $("$JAVA_HOME/bin/java" -version 2>&1 | sed -n 2p), in the guests C1 only (tools/softroce/java.sh)"
   echo "git: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (with local changes)')"
   echo "parameters: sizes $SESS_SIZES; $SESS_BYTES bytes per size ($SESS_MIN..$SESS_MAX messages); window $SESS_WINDOW;" \
-    "latency $SESS_LAT_WARMUP warm-up + $SESS_LAT_COUNT timed; Java JIT warm-up $SESS_JIT_WARMUP; C polls: $SESS_C_WAITS"
+    "latency $SESS_LAT_WARMUP warm-up + $SESS_LAT_COUNT timed; Java JIT warm-up $SESS_JIT_WARMUP; C polls: $SESS_C_WAITS; $SESS_PAIRS pairs of rounds"
   echo "host load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$out/machine.txt"
 
 rc=0
 SOFTROCE_TWO_CMD_TIMEOUT=${SOFTROCE_TWO_CMD_TIMEOUT:-3600} tools/softroce/two-hosts.sh --out "$out" \
   --env JAR --env NATIVE --env SESS_SIZES --env SESS_BYTES --env SESS_MIN --env SESS_MAX --env SESS_WINDOW \
-  --env SESS_LAT_COUNT --env SESS_LAT_WARMUP --env SESS_C_WAITS --env SESS_TIMEOUT --env SESS_JIT_WARMUP \
+  --env SESS_LAT_COUNT --env SESS_LAT_WARMUP --env SESS_C_WAITS --env SESS_TIMEOUT --env SESS_JIT_WARMUP --env SESS_PAIRS \
   "bash $BENCH/two-hosts-sessions.sh --guest A" "bash $BENCH/two-hosts-sessions.sh --guest B" || rc=$?
 { echo "host load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "guest kernel: $(cat "$out/A/guest-kernel.txt" 2>/dev/null)"; } >> "$out/machine.txt"
+  echo "guest kernel: $(cat "$out/A/guest-kernel.txt" 2>/dev/null)"
+  echo "wire device (A):$(tr '\n' ';' < "$out/A/device.txt" 2>/dev/null)"; } >> "$out/machine.txt"
 python3 "$BENCH/two-hosts-sessions-report.py" "$out" > "$out/report.md" || rc=1
 echo "report: $out/report.md"
 exit "$rc"

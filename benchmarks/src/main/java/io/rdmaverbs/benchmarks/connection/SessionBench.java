@@ -61,6 +61,8 @@ public final class SessionBench {
     /** Receive buffers and send slots of 8 KiB: up to 4 KiB goes eagerly, 64 KiB and up by rendezvous. */
     static final int BUFFER_SIZE = 8 << 10;
     static final long MAX_MESSAGE = 64L << 20;
+    /** READs and atomics in flight each way: the device's maximum. */
+    static final int READS = 255;
     private static final Duration MARK_WAIT = Duration.ofMinutes(2);
     /**
      * Each resolution's, and half the handshake's: in an emulated guest the server's accept (a 2 MiB region
@@ -78,8 +80,13 @@ public final class SessionBench {
         this.window = window;
     }
 
+    /**
+     * Queues of {@link #QUEUE_DEPTH}, buffers of {@link #BUFFER_SIZE}, and as many RDMA READs in flight each
+     * way as the device allows (255: librdmacm's "the device's maximum", rdma_connect(3)), as perftest's
+     * read test asks for its {@code out_reads}; the session's default is 4. 6 retries, infinite RNR retry.
+     */
     static ConnectionSpec connectionSpec() {
-        return ConnectionSpec.rc(QUEUE_DEPTH, BUFFER_SIZE);
+        return ConnectionSpec.rc(QUEUE_DEPTH, BUFFER_SIZE).withHandshake(READS, READS, 6, 7);
     }
 
     public static void main(String[] args) throws Exception {
