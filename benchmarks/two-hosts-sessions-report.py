@@ -254,6 +254,21 @@ def main():
         print(f"| {label} | " + " | ".join(f"{fmt(get(jl, f'{side}_wakeups.{g}'), 2)} / {fmt(get(jl, f'{side}_preempted.{g}'), 2)}"
                                            for side in ("client", "server") for g in SHOWN) + " |")
 
+    print("\n## The wire per message (rxe's hw_counters around each Java case, mean over its rounds)\n")
+    print("Packets each side sent and received per message (MTU in machine.txt), and the RNR NAKs of the case: "
+          "`rcvd_rnr_err` on the sender, `send_rnr_err` on the receiver (both sides count both).\n")
+    print("| run | client sent | client rcvd | server sent | server rcvd | RNR NAKs (client rcvd / server sent) "
+          "| client duplicate / retry |")
+    print("| --- | ---: | ---: | ---: | ---: | --- | --- |")
+    for label, kind, size, source, _ in runs:
+        jl = j_line(kind, float(size), source)
+        w = [get(jl, f"{side}_wire.{k}") for side, k in (("client", "sent_pkts"), ("client", "rcvd_pkts"),
+                                                         ("server", "sent_pkts"), ("server", "rcvd_pkts"))]
+        rnr = [get(jl, "client_wire.rcvd_rnr_err"), get(jl, "server_wire.send_rnr_err")]
+        retry = [get(jl, "client_wire.duplicate_request"), get(jl, "client_wire.completer_retry_err")]
+        print(f"| {label} | " + " | ".join(fmt(v, 2) for v in w) + f" | {' / '.join(fmt(v, 3) for v in rnr)} "
+              f"| {' / '.join(fmt(v, 3) for v in retry)} |")
+
     registers = [x for r in java.values() for x in r if x["kind"] == "register"]
     if registers:
         print("\n## What a rendezvous registers per message (Java, the connection's PD), microseconds\n")

@@ -42,8 +42,8 @@ import io.rdmaverbs.verbs.connection.SessionStatistics;
  *     copies or receives: a region of SIZE allocated, registered and closed, timed.</li>
  * </ul>
  * Each timed loop is bracketed by a {@code bench: mark} request, whose reply is the server's CPU,
- * allocation and context switches since the previous mark per message it handled; the client prints its
- * own ({@link ThreadUse.Interval}) beside it, per thread group. WARMUP untimed messages come first.
+ * allocation, context switches and rxe packet counters since the previous mark per message it handled; the
+ * client prints its own ({@link ThreadUse.Interval}) beside it. WARMUP untimed messages come first.
  *
  * <pre>
  * usage: SessionBench server ADDRESS PORT               serves one connection, then exits
@@ -73,11 +73,14 @@ public final class SessionBench {
     private final Session session;
     private final Connection connection;
     private final int window;
+    /** The connection's device, whose rxe counters each case reads. */
+    private final String device;
 
     private SessionBench(Connection connection, int window) {
         this.connection = connection;
         this.session = connection.session();
         this.window = window;
+        this.device = SessionBenchServer.deviceOf(connection);
     }
 
     /**
@@ -185,7 +188,7 @@ public final class SessionBench {
             CompletableFuture<?>[] inFlight = new CompletableFuture<?>[window];
             send(message, inFlight, warmup);
             mark();
-            ThreadUse.Interval interval = ThreadUse.Interval.start();
+            ThreadUse.Interval interval = ThreadUse.Interval.start(device);
             long t0 = System.nanoTime();
             long waits = send(message, inFlight, count);
             long t1 = System.nanoTime();
@@ -264,7 +267,7 @@ public final class SessionBench {
                 session.request(request).join();
             }
             mark();
-            ThreadUse.Interval interval = ThreadUse.Interval.start();
+            ThreadUse.Interval interval = ThreadUse.Interval.start(device);
             for (int i = 0; i < count; i++) {
                 long t0 = System.nanoTime();
                 Message reply = session.request(request).join();

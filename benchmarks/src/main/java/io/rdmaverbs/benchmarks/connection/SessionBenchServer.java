@@ -24,8 +24,8 @@ import io.rdmaverbs.verbs.connection.SessionSpec;
  * The serving side of {@link SessionBench}: one listener whose sessions' handler (on the connection's lane,
  * the default) counts every one-way message, answers every plain request with as many bytes from a
  * region registered on the connection (a zero-copy reply), and answers a request with the header
- * {@code bench: mark} with what this JVM spent since the previous mark ({@link ThreadUse}), per message
- * handled in between. Serves until its first connection ends.
+ * {@code bench: mark} with what this JVM spent since the previous mark ({@link ThreadUse.Interval}), per
+ * message handled in between. Serves until its first connection ends.
  */
 final class SessionBenchServer {
 
@@ -35,7 +35,7 @@ final class SessionBenchServer {
 
     private final AtomicLong messages = new AtomicLong();
     private final ConcurrentHashMap<Connection, Replies> replies = new ConcurrentHashMap<>();
-    private volatile ThreadUse.Interval markedAt = ThreadUse.Interval.start();
+    private volatile ThreadUse.Interval markedAt = ThreadUse.Interval.start(null);
     private volatile long messagesAtMark;
 
     /** A region of the connection for replies, and the last reply made from it (one per request size). */
@@ -87,19 +87,25 @@ final class SessionBenchServer {
             return;
         }
         if (MARK.equals(m.message().header(MARK_HEADER))) {
-            m.reply(Message.of(mark()));
+            m.reply(Message.of(mark(deviceOf(m.session().connection()))));
             return;
         }
         messages.incrementAndGet();
         m.reply(replies.get(m.session().connection()).of(m.message().length()));
     }
 
+    /** The device a connection's id is bound to (rxe1 on the guests' wire). */
+    static String deviceOf(Connection c) {
+        var context = c.cmId().context();
+        return context == null ? "" : context.device().name();
+    }
+
     /** What was spent since the last mark, per message handled since: a line of ThreadUse's words. */
-    private String mark() {
+    private String mark(String device) {
         long n = messages.get();
         long handled = n - messagesAtMark;
         String line = "server_msgs " + handled + " " + markedAt.perMessage("server", handled);
-        markedAt = ThreadUse.Interval.start();
+        markedAt = ThreadUse.Interval.start(device);
         messagesAtMark = n;
         System.out.println("mark " + line);
         return line;

@@ -11,6 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import com.sun.management.OperatingSystemMXBean;
 import com.sun.management.ThreadMXBean;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What this JVM has spent so far: process CPU time ({@link OperatingSystemMXBean#getProcessCpuTime()}, GC
  * and compiler threads included), heap bytes allocated by all threads, terminated ones included
@@ -129,21 +131,27 @@ record ThreadUse(long cpuNanos, long allocatedBytes, Map<Long, long[]> threads) 
     }
 
     /**
-     * What this JVM spends from {@link #start()} on: its {@link ThreadUse} and its {@link ContextSwitches},
-     * the switches read outside the two allocation snapshots so that reading {@code /proc} is not counted.
+     * What this JVM spends from {@link #start} on: its {@link ThreadUse}, its {@link ContextSwitches} and the
+     * device's {@link WireCounters}, the switches and counters read outside the two allocation snapshots so
+     * that reading {@code /proc} and {@code /sys} is not counted.
+     *
+     * @param device the connection's device, or null for no wire counters
      */
-    record Interval(ContextSwitches switches, ThreadUse use) {
+    record Interval(ContextSwitches switches, WireCounters wire, ThreadUse use, @Nullable String device) {
 
-        static Interval start() {
+        static Interval start(@Nullable String device) {
             ContextSwitches s = ContextSwitches.now();
-            return new Interval(s, ThreadUse.now());
+            WireCounters w = WireCounters.of(device == null ? "" : device);
+            return new Interval(s, w, ThreadUse.now(), device);
         }
 
-        /** The words of ThreadUse and ContextSwitches per message of {@code messages}, since the start. */
+        /** The words of ThreadUse, ContextSwitches and WireCounters per message of {@code messages}, since the start. */
         String perMessage(String side, long messages) {
             Spent u = ThreadUse.now().since(use);
             long n = Math.max(1, messages);
-            return u.perMessage(side, n) + " " + ContextSwitches.now().perMessageSince(switches, side, n);
+            String words = u.perMessage(side, n) + " " + ContextSwitches.now().perMessageSince(switches, side, n);
+            String counted = device == null ? "" : WireCounters.of(device).perMessageSince(wire, side, n);
+            return counted.isEmpty() ? words : words + " " + counted;
         }
     }
 }
