@@ -73,6 +73,8 @@ public final class Connection implements AutoCloseable {
     /** The regions of this connection's PD by address: a payload inside one is sent without a copy. */
     private final ConcurrentSkipListMap<Long, MemoryRegion> regions = new ConcurrentSkipListMap<>();
     private final List<MemoryRegion> registered = new CopyOnWriteArrayList<>();
+    /** The region {@link #regionOf} found last (a hint, checked on every use). */
+    private volatile @Nullable MemoryRegion lastRegion;
     private volatile ConnectionState state = ConnectionState.CONNECTING;
     private volatile byte[] peerPrivateData;
     private volatile @Nullable Session session;
@@ -299,10 +301,18 @@ public final class Connection implements AutoCloseable {
         }
     }
 
-    /** The open region of this connection's PD that {@code segment} lies in, or null (it is copied then). */
+    /**
+     * The open region of this connection's PD that {@code segment} lies in, or null (it is copied then). The
+     * region found last is tried first: a data path sends from the same region again and again, and the
+     * map's lookup allocates (a boxed address, an entry) on every send.
+     */
     @Nullable MemoryRegion regionOf(MemorySegment segment) {
         if (!segment.isNative() || segment.byteSize() == 0) {
             return null;
+        }
+        MemoryRegion last = lastRegion;
+        if (last != null && holds(last, segment) && last.isOpen()) {
+            return last;
         }
         Map.Entry<Long, MemoryRegion> e = regions.floorEntry(segment.address());
         if (e == null) {
@@ -313,7 +323,15 @@ public final class Connection implements AutoCloseable {
             regions.remove(e.getKey(), mr);
             return null;
         }
-        return segment.address() + segment.byteSize() <= mr.address() + mr.length() ? mr : null;
+        if (!holds(mr, segment)) {
+            return null;
+        }
+        lastRegion = mr;
+        return mr;
+    }
+
+    private static boolean holds(MemoryRegion mr, MemorySegment segment) {
+        return segment.address() >= mr.address() && segment.address() + segment.byteSize() <= mr.address() + mr.length();
     }
 
     // ---- raw data path helpers --------------------------------------------------------------------

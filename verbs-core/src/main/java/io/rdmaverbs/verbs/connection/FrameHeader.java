@@ -39,7 +39,12 @@ record FrameHeader(FrameKind kind, int flags, int credits, long length, long cor
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    void write(MemorySegment to) {
+    /**
+     * Writes a header of these fields at the start of {@code to}: field by field, so that a frame posted
+     * allocates no header object (the outbox writes one per SEND).
+     */
+    static void write(MemorySegment to, FrameKind kind, int flags, int credits, long length, long correlation,
+            int headersLength, int sequence) {
         to.set(U8, 0, kind.code);
         to.set(U8, 1, (byte) flags);
         to.set(U16, 2, (short) credits);

@@ -47,7 +47,11 @@ final class Outbox {
     private final SendRequest send;
     private final ReceiveRequest receive;
     private final int maxInline;
-    private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
+    /** The send slots' buffers, sliced once: a post takes its slot's without making a segment. */
+    private final MemorySegment[] slotBuffers;
+    /** The free send slots, a stack of indexes (no boxing: a slot index can be past the Integer cache). */
+    private final int[] freeSlots;
+    private int freeCount;
     private final @Nullable OutboundFrame[] inFlight;
     private final ArrayDeque<OutboundFrame> waitingFrames = new ArrayDeque<>();
     private final ArrayDeque<RemoteOp> waitingOps = new ArrayDeque<>();
@@ -79,8 +83,11 @@ final class Outbox {
         this.readResources = Math.max(1, readResources);
         int slotCount = Math.min(buffers.sendCount(), qp.capabilities().maxSendWr());
         this.inFlight = new OutboundFrame[buffers.sendCount()];
-        for (int i = 0; i < slotCount; i++) {
-            freeSlots.add(i);
+        this.slotBuffers = new MemorySegment[slotCount];
+        this.freeSlots = new int[slotCount];
+        for (int i = slotCount - 1; i >= 0; i--) {
+            slotBuffers[i] = buffers.sendBuffer(i);
+            freeSlots[freeCount++] = i;
         }
         this.sendQueueFree = qp.capabilities().maxSendWr();
     }
@@ -239,7 +246,7 @@ final class Outbox {
         try {
             frame = inFlight[slot];
             inFlight[slot] = null;
-            freeSlots.add(slot);
+            freeSlots[freeCount++] = slot;
             sendQueueFree++;
             drain();
         } finally {
@@ -342,7 +349,7 @@ final class Outbox {
     }
 
     private boolean canPost(OutboundFrame frame) {
-        return !freeSlots.isEmpty() && sendQueueFree > 0 && credits > (frame.mayUseReserve() ? 0 : 1);
+        return freeCount > 0 && sendQueueFree > 0 && credits > (frame.mayUseReserve() ? 0 : 1);
     }
 
     private boolean canPost(RemoteOp op) {
@@ -350,12 +357,12 @@ final class Outbox {
     }
 
     private void post(OutboundFrame frame) {
-        int slot = freeSlots.pollFirst();
-        MemorySegment buffer = buffers.sendBuffer(slot);
+        int slot = freeSlots[--freeCount];
+        MemorySegment buffer = slotBuffers[slot];
         int granted = Math.min(grant, FrameHeader.MAX_CREDITS);
         int headers = FrameHeader.headersSize(frame.message.headers());
         long length = frame.descriptor != null ? frame.descriptor.length() : frame.message.length();
-        new FrameHeader(frame.kind, frame.flags, granted, length, frame.correlation, headers, sequence).write(buffer);
+        FrameHeader.write(buffer, frame.kind, frame.flags, granted, length, frame.correlation, headers, sequence);
         FrameHeader.writeHeaders(buffer, FrameHeader.BYTES, frame.message.headers());
         long inlineAt = FrameHeader.BYTES + headers;
         int flags = SendFlag.SIGNALED;
@@ -384,7 +391,7 @@ final class Outbox {
         } catch (RuntimeException e) {
             outstanding.decrementAndGet();
             inFlight[slot] = null;
-            freeSlots.addFirst(slot);
+            freeSlots[freeCount++] = slot;
             frame.sent.completeExceptionally(e);
             return;
         }

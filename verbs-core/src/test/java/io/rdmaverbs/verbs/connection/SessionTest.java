@@ -254,6 +254,28 @@ class SessionTest {
     }
 
     @Test
+    void aPayloadIsSentFromTheRegionItLiesInAndNeverFromOneThatWasClosed() {
+        ConnectionListener l = listening(SessionSpec.defaults().handler(m -> { }));
+        Connection c = connect(l).connection();
+        var access = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ);
+        var a = c.allocateMemory(4096, access);
+        var b = c.allocateMemory(4096, access);
+        MemorySegment inA = a.segment().asSlice(64, 64);
+
+        assertThat(c.regionOf(inA)).isSameAs(a);
+        assertThat(c.regionOf(inA)).isSameAs(a);
+        assertThat(c.regionOf(b.segment().asSlice(4032, 64))).isSameAs(b);
+        assertThat(c.regionOf(a.segment().asSlice(4032, 64))).isSameAs(a);
+        assertThat(c.regionOf(MemorySegment.ofAddress(a.address() + 4032).reinterpret(128))).isNull();
+        assertThat(c.regionOf(MemorySegment.ofArray(new byte[64]))).isNull();
+
+        a.close();
+
+        assertThat(c.regionOf(inA)).isNull();
+        assertThat(c.regionOf(b.segment())).isSameAs(b);
+    }
+
+    @Test
     void aMessageLargerThanThePeersMaximumIsRefusedAndTheSenderToldWhy() {
         ConnectionListener l = listening(SessionSpec.defaults().maxMessageSize(1 << 20).handler(m -> { }));
         Session s = connect(l);
