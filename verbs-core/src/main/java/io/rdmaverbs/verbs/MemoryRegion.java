@@ -22,6 +22,8 @@ public final class MemoryRegion extends VerbsResource {
     private final ProtectionDomain pd;
     private final MemorySegment segment;
     private final EnumSet<AccessFlag> access = EnumSet.noneOf(AccessFlag.class);
+    /** {@link #access} as reports show it, worded once: it never changes. */
+    private final String accessText;
     private final @Nullable Arena ownedMemory;
 
     MemoryRegion(ProtectionDomain pd, MrHandle handle, MemorySegment segment, Set<AccessFlag> access,
@@ -32,6 +34,7 @@ public final class MemoryRegion extends VerbsResource {
         this.pd = pd;
         this.segment = segment;
         this.access.addAll(access);
+        this.accessText = this.access.toString().intern();
         this.ownedMemory = ownedMemory;
     }
 
@@ -87,7 +90,7 @@ public final class MemoryRegion extends VerbsResource {
         m.put("length", length());
         m.put("lkey", lkey());
         m.put("rkey", rkey());
-        m.put("access", access.toString());
+        m.put("access", accessText);
         return m;
     }
 

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,48 +53,84 @@ final class Teardown {
      * CASCADE and ATTEMPT add every dependent, and CASCADE lists every hold it will clear on the way.
      */
     Planned plan(Collection<? extends VerbsResource> resources) {
-        List<VerbsResource> order = releaseOrder(resources, policy != ClosePolicy.STRICT);
-        Set<Long> inPlan = new HashSet<>();
-        order.forEach(r -> inPlan.add(r.id()));
-        List<ClosePlan.Step> steps = new ArrayList<>(order.size());
+        ReleaseOrder walk = ReleaseOrder.of(resources, policy != ClosePolicy.STRICT);
+        boolean cascade = policy == ClosePolicy.CASCADE;
+        List<ClosePlan.Step> steps = new ArrayList<>(walk.order().size());
         List<StuckReference> blockers = new ArrayList<>();
-        for (VerbsResource r : order) {
-            steps.add(new ClosePlan.Step(r.ref(), r.releaseVerb(),
-                    policy == ClosePolicy.CASCADE ? r.cascadePreparations() : List.of()));
-            for (StuckReference s : r.stuckReferences()) {
-                boolean resolvedEarlier = s.blocker() != null && inPlan.contains(s.blocker().id());
-                if (!resolvedEarlier || policy == ClosePolicy.CASCADE) {
+        List<StuckReference> held = new ArrayList<>();
+        for (VerbsResource r : walk.order()) {
+            steps.add(new ClosePlan.Step(r.ref(), r.releaseVerb(), cascade ? r.cascadePreparations() : List.of()));
+            if (cascade) {
+                // CASCADE lists every hold, to clear it on the way.
+                r.addStuckReferences(blockers);
+                continue;
+            }
+            // The others list only what no step of the plan resolves.
+            held.clear();
+            r.addStuckReferences(held);
+            for (StuckReference s : held) {
+                if (s.blocker() == null || !walk.reached().containsId(s.blocker().id())) {
                     blockers.add(s);
                 }
             }
         }
-        return new Planned(new ClosePlan(policy, steps, blockers), order);
+        return new Planned(new ClosePlan(policy, steps, blockers), walk.order());
     }
 
-    /** Dependents before what they depend on (a post-order walk), oldest roots first. */
-    private static List<VerbsResource> releaseOrder(Collection<? extends VerbsResource> resources, boolean closure) {
-        Set<VerbsResource> members = new HashSet<>(resources);
-        List<VerbsResource> roots = new ArrayList<>(resources);
-        roots.sort((a, b) -> Long.compare(a.id(), b.id()));
-        LinkedHashSet<VerbsResource> out = new LinkedHashSet<>();
-        Set<VerbsResource> visiting = new HashSet<>();
-        for (VerbsResource r : roots) {
-            visit(r, closure, members, visiting, out);
-        }
-        return List.copyOf(out);
-    }
+    /**
+     * Dependents before what they depend on (a post-order walk, each resource's dependents newest first),
+     * oldest roots first; and every resource the walk reached, which is every resource of the order.
+     */
+    private static final class ReleaseOrder {
 
-    private static void visit(VerbsResource r, boolean closure, Set<VerbsResource> members, Set<VerbsResource> visiting,
-            LinkedHashSet<VerbsResource> out) {
-        if (out.contains(r) || !visiting.add(r)) {
-            return;
+        private final List<VerbsResource> order;
+        private final ReachedResources reached;
+        /** The resources the walk may reach; null for all dependents. */
+        private final @Nullable ReachedResources members;
+
+        private ReleaseOrder(Collection<? extends VerbsResource> resources, @Nullable ReachedResources members) {
+            this.order = new ArrayList<>(resources.size());
+            this.reached = ReachedResources.from(resources);
+            this.members = members;
         }
-        for (VerbsResource d : r.dependents().reversed()) {
-            if (closure || members.contains(d)) {
-                visit(d, closure, members, visiting, out);
+
+        /** With {@code closure}, the walk follows every dependent; without it, only those in {@code resources}. */
+        static ReleaseOrder of(Collection<? extends VerbsResource> resources, boolean closure) {
+            ReachedResources members = null;
+            if (!closure) {
+                members = ReachedResources.from(resources);
+                for (VerbsResource r : resources) {
+                    members.add(r);
+                }
             }
+            List<VerbsResource> roots = new ArrayList<>(resources);
+            roots.sort((a, b) -> Long.compare(a.id(), b.id()));
+            ReleaseOrder walk = new ReleaseOrder(resources, members);
+            for (VerbsResource r : roots) {
+                walk.visit(r);
+            }
+            return walk;
         }
-        out.add(r);
+
+        List<VerbsResource> order() {
+            return order;
+        }
+
+        ReachedResources reached() {
+            return reached;
+        }
+
+        private void visit(VerbsResource r) {
+            if (!reached.add(r)) {
+                return;
+            }
+            for (VerbsResource d : r.dependents().reversed()) {
+                if (members == null || members.contains(d)) {
+                    visit(d);
+                }
+            }
+            order.add(r);
+        }
     }
 
     // ---- one resource ---------------------------------------------------------------------------
@@ -252,7 +287,7 @@ final class Teardown {
                 closed.add(r.ref());
                 continue;
             }
-            VerbsResource stuckOn = failedDescendant(r, failed);
+            VerbsResource stuckOn = failed.isEmpty() ? null : failedDescendant(r, failed);
             if (stuckOn != null) {
                 failed.add(r);
                 left.add(new CloseReport.Leftover(r.ref(), "not attempted: " + stuckOn.ref() + " could not be released",
@@ -272,7 +307,7 @@ final class Teardown {
     }
 
     private static @Nullable VerbsResource failedDescendant(VerbsResource r, Set<VerbsResource> failed) {
-        for (VerbsResource d : r.dependents()) {
+        for (VerbsResource d : r.liveDependents()) {
             if (failed.contains(d)) {
                 return d;
             }

@@ -240,7 +240,7 @@ public final class Verbs implements AutoCloseable {
     public List<StuckReference> stuckReferences() {
         List<StuckReference> out = new ArrayList<>();
         for (VerbsResource r : live.values()) {
-            out.addAll(r.stuckReferences());
+            r.addStuckReferences(out);
         }
         return out;
     }
@@ -285,6 +285,11 @@ public final class Verbs implements AutoCloseable {
 
     long nextId() {
         return ids.incrementAndGet();
+    }
+
+    /** The id given last: no resource of this graph has a larger one yet. */
+    long lastId() {
+        return ids.get();
     }
 
     /** A creation verb: entered parents stay alive (cannot begin closing) until the child is linked. */

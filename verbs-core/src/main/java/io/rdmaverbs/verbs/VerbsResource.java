@@ -4,10 +4,15 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
@@ -40,15 +45,22 @@ public abstract sealed class VerbsResource implements AutoCloseable
     private static final VarHandle DEPENDENTS;
     private static final VarHandle LEASES;
     private static final VarHandle PARENTS;
+    /** Ids are never reused, so this is creation order: the order every report lists dependents in. */
+    private static final Comparator<VerbsResource> BY_ID = Comparator.comparingLong(VerbsResource::id);
+    /** The end of each kind's EBUSY sentence, worded once. */
+    private static final Map<ResourceKind, String> WOULD_FAIL = new EnumMap<>(ResourceKind.class);
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            DEPENDENTS = lookup.findVarHandle(VerbsResource.class, "dependents", Set.class);
+            DEPENDENTS = lookup.findVarHandle(VerbsResource.class, "dependents", NavigableSet.class);
             LEASES = lookup.findVarHandle(VerbsResource.class, "leases", Set.class);
             PARENTS = lookup.findVarHandle(VerbsResource.class, "parents", List.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
+        }
+        for (ResourceKind k : ResourceKind.values()) {
+            WOULD_FAIL.put(k, ": " + k.releaseVerb() + " would fail with EBUSY");
         }
     }
 
@@ -61,13 +73,19 @@ public abstract sealed class VerbsResource implements AutoCloseable
     private volatile List<VerbsResource> parents;
     /*
      * Most resources never get a dependent or a lease: both sets are created on first use (a graph of
-     * 100k resources is made mostly of leaves), and read as empty until then.
+     * 100k resources is made mostly of leaves), and read as empty until then. Dependents are kept in id
+     * order, so that no report sorts them: a context's set holds every resource of the device.
      */
-    private volatile @Nullable Set<VerbsResource> dependents;
+    private volatile @Nullable NavigableSet<VerbsResource> dependents;
     private volatile @Nullable Set<Lease> leases;
     private final Instant createdAt = Instant.now();
-    /** The user's name; {@code null} until given, the generated {@code pd#3} is built on demand. */
+    /** The user's name; {@code null} until given (never again after), the generated {@code pd#3} is built on demand. */
     private volatile @Nullable String name;
+    /**
+     * The last {@link #ref()} built, reused while it still names the resource and its device (see
+     * {@link #ref()}): reports ask for the refs of every resource and dependent, many times a second.
+     */
+    private volatile @Nullable ResourceRef ref;
 
     VerbsResource(Verbs verbs, ResourceKind kind, List<VerbsResource> parents, @Nullable String name) {
         this.verbs = verbs;
@@ -89,7 +107,12 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     public final String name() {
         String n = name;
-        return n != null ? n : kind.shortName() + "#" + id;
+        if (n != null) {
+            return n;
+        }
+        // Never named, so never named before either: a ref built earlier holds the generated name.
+        ResourceRef r = ref;
+        return r != null ? r.name() : kind.shortName() + "#" + id;
     }
 
     /** Gives the resource the name reports use (a bean name, a configuration key). */
@@ -110,10 +133,23 @@ public abstract sealed class VerbsResource implements AutoCloseable
      */
     public abstract @Nullable DeviceContext context();
 
+    /**
+     * The resource's ref as of now. The one built last is returned while its name is this very name
+     * string and its device this very device name: a rename or a CM id's context, resolved later, makes
+     * the next call build a new one. (The release verb is fixed at creation.) Checking rather than
+     * invalidating keeps a ref built from a name being replaced from outliving the new name.
+     */
     public final ResourceRef ref() {
+        ResourceRef r = ref;
+        String n = name;
         DeviceContext ctx = context();
-        return new ResourceRef(id, kind, name(), ctx == null ? ResourceRef.NO_DEVICE : ctx.device().name(),
-                releaseVerb());
+        String device = ctx == null ? ResourceRef.NO_DEVICE : ctx.device().name();
+        if (r != null && (n == null || r.name() == n) && r.device() == device) {
+            return r;
+        }
+        r = new ResourceRef(id, kind, n != null ? n : kind.shortName() + "#" + id, device, releaseVerb());
+        ref = r;
+        return r;
     }
 
     /** The verb this resource's release calls; its kind's, unless the resource says otherwise. */
@@ -126,15 +162,20 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return parents;
     }
 
-    /** The live resources created on this one, which must be released first. */
+    /** The live resources created on this one, which must be released first, oldest first. */
     public final List<VerbsResource> dependents() {
-        Set<VerbsResource> set = dependents;
-        if (set == null || set.isEmpty()) {
-            return List.of();
-        }
-        List<VerbsResource> list = new ArrayList<>(set);
-        list.sort((a, b) -> Long.compare(a.id, b.id));
-        return list;
+        NavigableSet<VerbsResource> set = dependents;
+        return set == null || set.isEmpty() ? List.of() : new ArrayList<>(set);
+    }
+
+    /**
+     * The live dependents, oldest first, as a weakly consistent view (no copy) for the graph's own walks:
+     * one that runs while dependents come and go sees each that stays throughout. Newest first is
+     * {@link #dependents()}{@code .reversed()}: a skip list steps backwards by searching from its head.
+     */
+    final Iterable<VerbsResource> liveDependents() {
+        NavigableSet<VerbsResource> set = dependents;
+        return set == null ? List.of() : set;
     }
 
     public final boolean isOpen() {
@@ -146,7 +187,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
     }
 
     /** Attributes for reports (entries, QP number, lkey...), in a stable order. */
-    public abstract java.util.Map<String, Object> details();
+    public abstract Map<String, Object> details();
 
     @Override
     public final String toString() {
@@ -200,11 +241,11 @@ public abstract sealed class VerbsResource implements AutoCloseable
     }
 
     @SuppressWarnings("unchecked")
-    private Set<VerbsResource> dependentSet() {
-        Set<VerbsResource> set = dependents;
+    private NavigableSet<VerbsResource> dependentSet() {
+        NavigableSet<VerbsResource> set = dependents;
         if (set == null) {
-            DEPENDENTS.compareAndSet(this, null, ConcurrentHashMap.newKeySet());
-            set = (Set<VerbsResource>) DEPENDENTS.getVolatile(this);
+            DEPENDENTS.compareAndSet(this, null, new ConcurrentSkipListSet<>(BY_ID));
+            set = (NavigableSet<VerbsResource>) DEPENDENTS.getVolatile(this);
         }
         return set;
     }
@@ -216,16 +257,28 @@ public abstract sealed class VerbsResource implements AutoCloseable
      * it were attempted now. Empty means a strict close would go ahead. Computed from the graph alone.
      */
     public final List<StuckReference> stuckReferences() {
-        // Most resources hold nothing when closed: answer that without building a ref or a list, since a
-        // strict close asks twice.
-        Set<VerbsResource> ds = dependents;
-        Set<Lease> ls = leases;
-        if ((ds == null || ds.isEmpty()) && (ls == null || ls.isEmpty()) && !hasOwnHolds()) {
+        // Most resources hold nothing when closed: answer that without a list, since a strict close asks twice.
+        if (holdsNothing()) {
             return List.of();
         }
         List<StuckReference> out = new ArrayList<>();
+        addStuckReferences(out);
+        return out;
+    }
+
+    private boolean holdsNothing() {
+        Set<VerbsResource> ds = dependents;
+        Set<Lease> ls = leases;
+        return (ds == null || ds.isEmpty()) && (ls == null || ls.isEmpty()) && !hasOwnHolds();
+    }
+
+    /** Adds {@link #stuckReferences()} to {@code out}: what the graph's reports gather from every resource. */
+    final void addStuckReferences(List<StuckReference> out) {
+        if (holdsNothing()) {
+            return;
+        }
         ResourceRef self = ref();
-        for (VerbsResource d : dependents()) {
+        for (VerbsResource d : liveDependents()) {
             out.add(dependentReference(self, d));
         }
         ownStuckReferences(self, out);
@@ -234,7 +287,6 @@ public abstract sealed class VerbsResource implements AutoCloseable
                     self + " is leased by '" + l.holder() + "' (thread " + l.thread() + ") since " + l.since()
                             + ", taken at " + firstFrame(l)));
         }
-        return out;
     }
 
     /**
@@ -243,26 +295,32 @@ public abstract sealed class VerbsResource implements AutoCloseable
      */
     StuckReference dependentReference(ResourceRef self, VerbsResource d) {
         Hold hold = d.holdOn(this);
-        return new StuckReference(self, kind.releaseVerb(), Consequence.FAILS, Errno.EBUSY, hold.cause(), d.ref(), null,
-                self + " " + hold.words() + ": " + kind.releaseVerb() + " would fail with EBUSY");
+        ResourceRef blocker = d.ref();
+        String verb = kind.releaseVerb();
+        String message = hold == Hold.CREATED_ON ? self.sentence(" is still used by ", blocker, WOULD_FAIL.get(kind))
+                : self + " " + hold.words() + WOULD_FAIL.get(kind);
+        return new StuckReference(self, verb, Consequence.FAILS, Errno.EBUSY, hold.cause(), blocker, null, message);
     }
 
     /**
      * How this resource, while it lives, holds {@code parent} (one of {@link #parents()}): by default as a
-     * resource created on it; kinds whose hold has a name of its own (a multicast attachment, an XRC
-     * receive QP registration) say so.
+     * resource created on it ({@link Hold#CREATED_ON}); kinds whose hold has a name of its own (a multicast
+     * attachment, an XRC receive QP registration) say so.
      */
     Hold holdOn(VerbsResource parent) {
-        return new Hold(Cause.DEPENDENT_RESOURCE, "is still used by " + ref());
+        return Hold.CREATED_ON;
     }
 
     /**
      * A dependent's hold on its parent.
      *
      * @param cause the kind of hold
-     * @param words what the parent suffers, as the predicate of a sentence about it
+     * @param words what the parent suffers, as the predicate of a sentence about it; for {@link #CREATED_ON},
+     *     "is still used by" the dependent, worded by {@link #dependentReference}
      */
     record Hold(Cause cause, String words) {
+        /** A resource created on its parent. */
+        static final Hold CREATED_ON = new Hold(Cause.DEPENDENT_RESOURCE, "is still used by its dependent");
     }
 
     /** Kind-specific reasons (unacknowledged CQ events); none by default. */
@@ -276,8 +334,12 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /** What a cascade close does before releasing this resource, in words; nothing by default. */
     List<String> cascadePreparations() {
-        List<String> out = new ArrayList<>();
-        for (Lease l : leases()) {
+        List<Lease> held = leases();
+        if (held.isEmpty()) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>(held.size());
+        for (Lease l : held) {
             out.add("revoke the lease held by '" + l.holder() + "' since " + l.since());
         }
         return out;
