@@ -168,6 +168,12 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return set == null || set.isEmpty() ? List.of() : new ArrayList<>(set);
     }
 
+    /** How many {@link #dependents()} there are now, without copying them. */
+    public final int dependentCount() {
+        NavigableSet<VerbsResource> set = dependents;
+        return set == null ? 0 : set.size();
+    }
+
     /**
      * The live dependents, oldest first, as a weakly consistent view (no copy) for the graph's own walks:
      * one that runs while dependents come and go sees each that stays throughout. Newest first is
@@ -264,6 +270,25 @@ public abstract sealed class VerbsResource implements AutoCloseable
         List<StuckReference> out = new ArrayList<>();
         addStuckReferences(out);
         return out;
+    }
+
+    /**
+     * How many {@link #stuckReferences()} would list now, without wording them: one per live dependent,
+     * and the resource's own holds and leases. For checks that count them, over every resource of a
+     * device.
+     */
+    public final int stuckReferenceCount() {
+        int n = dependentCount();
+        Set<Lease> ls = leases;
+        if (ls != null) {
+            n += ls.size();
+        }
+        if (hasOwnHolds()) {
+            List<StuckReference> own = new ArrayList<>();
+            ownStuckReferences(ref(), own);
+            n += own.size();
+        }
+        return n;
     }
 
     private boolean holdsNothing() {

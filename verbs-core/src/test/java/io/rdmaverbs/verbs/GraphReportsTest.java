@@ -222,6 +222,8 @@ class GraphReportsTest {
             out.append("  details ").append(details(r.details())).append('\n');
             List<StuckReference> own = r.stuckReferences();
             out.append("  stuck ").append(own.size()).append('\n');
+            assertThat(r.stuckReferenceCount()).as("what %s counts without wording", r).isEqualTo(own.size());
+            assertThat(r.dependentCount()).as("dependents of %s", r).isEqualTo(r.dependents().size());
         }
         out.append("-- stuck references\n");
         verbs.stuckReferences().forEach(s -> out.append(stuck(s)).append('\n'));

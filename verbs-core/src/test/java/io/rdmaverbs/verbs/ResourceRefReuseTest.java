@@ -57,6 +57,9 @@ class ResourceRefReuseTest {
             assertThat(listener.ref().device()).isEqualTo("rxe0");
             assertThat(verbs.stuckReferences()).filteredOn(s -> s.blocker() != null && s.blocker().id() == listener.id())
                     .extracting(s -> s.blocker().device()).isNotEmpty().containsOnly("rxe0");
+            for (VerbsResource r : verbs.resources()) {
+                assertThat(r.stuckReferenceCount()).as("%s", r).isEqualTo(r.stuckReferences().size());
+            }
         }
     }
 
