@@ -51,85 +51,88 @@ final class Teardown {
     /**
      * STRICT plans exactly {@code resources} and lists as blockers what holds them from outside the set;
      * CASCADE and ATTEMPT add every dependent, and CASCADE lists every hold it will clear on the way.
+     * Each step and its holds are taken as the walk reaches the step (its dependents' steps done): the
+     * resource and its dependents are read once, while the walk has them at hand.
      */
     Planned plan(Collection<? extends VerbsResource> resources) {
-        ReleaseOrder walk = ReleaseOrder.of(resources, policy != ClosePolicy.STRICT);
         boolean cascade = policy == ClosePolicy.CASCADE;
-        List<ClosePlan.Step> steps = new ArrayList<>(walk.order().size());
+        List<ClosePlan.Step> steps = new ArrayList<>(resources.size());
         List<StuckReference> blockers = new ArrayList<>();
         List<StuckReference> held = new ArrayList<>();
-        for (VerbsResource r : walk.order()) {
+        ReleaseOrder walk = new ReleaseOrder(resources, policy != ClosePolicy.STRICT, (r, dependents, reached) -> {
             steps.add(new ClosePlan.Step(r.ref(), r.releaseVerb(), cascade ? r.cascadePreparations() : List.of()));
             if (cascade) {
                 // CASCADE lists every hold, to clear it on the way.
-                r.addStuckReferences(blockers);
-                continue;
+                r.addStuckReferences(blockers, dependents);
+                return;
             }
-            // The others list only what no step of the plan resolves.
+            // The others list only what no step of the plan resolves. A blocker is a dependent of what it
+            // holds, so it is in the plan exactly when the walk reached it before this step.
             held.clear();
-            r.addStuckReferences(held);
+            r.addStuckReferences(held, dependents);
             for (StuckReference s : held) {
-                if (s.blocker() == null || !walk.reached().containsId(s.blocker().id())) {
+                if (s.blocker() == null || !reached.containsId(s.blocker().id())) {
                     blockers.add(s);
                 }
             }
-        }
+        });
         return new Planned(new ClosePlan(policy, steps, blockers), walk.order());
     }
 
     /**
      * Dependents before what they depend on (a post-order walk, each resource's dependents newest first),
-     * oldest roots first; and every resource the walk reached, which is every resource of the order.
+     * oldest roots first.
      */
     private static final class ReleaseOrder {
+
+        /** A resource the walk reached the step of, with its dependents as the walk read them. */
+        @FunctionalInterface
+        interface Step {
+            void reached(VerbsResource r, VerbsResource[] dependents, ReachedResources reached);
+        }
 
         private final List<VerbsResource> order;
         private final ReachedResources reached;
         /** The resources the walk may reach; null for all dependents. */
         private final @Nullable ReachedResources members;
-
-        private ReleaseOrder(Collection<? extends VerbsResource> resources, @Nullable ReachedResources members) {
-            this.order = new ArrayList<>(resources.size());
-            this.reached = ReachedResources.from(resources);
-            this.members = members;
-        }
+        private final Step step;
 
         /** With {@code closure}, the walk follows every dependent; without it, only those in {@code resources}. */
-        static ReleaseOrder of(Collection<? extends VerbsResource> resources, boolean closure) {
-            ReachedResources members = null;
-            if (!closure) {
-                members = ReachedResources.from(resources);
+        ReleaseOrder(Collection<? extends VerbsResource> resources, boolean closure, Step step) {
+            this.order = new ArrayList<>(resources.size());
+            this.reached = ReachedResources.from(resources);
+            this.step = step;
+            if (closure) {
+                this.members = null;
+            } else {
+                this.members = ReachedResources.from(resources);
                 for (VerbsResource r : resources) {
                     members.add(r);
                 }
             }
             List<VerbsResource> roots = new ArrayList<>(resources);
             roots.sort((a, b) -> Long.compare(a.id(), b.id()));
-            ReleaseOrder walk = new ReleaseOrder(resources, members);
             for (VerbsResource r : roots) {
-                walk.visit(r);
+                visit(r);
             }
-            return walk;
         }
 
         List<VerbsResource> order() {
             return order;
         }
 
-        ReachedResources reached() {
-            return reached;
-        }
-
         private void visit(VerbsResource r) {
             if (!reached.add(r)) {
                 return;
             }
-            for (VerbsResource d : r.dependents().reversed()) {
-                if (members == null || members.contains(d)) {
-                    visit(d);
+            VerbsResource[] dependents = r.dependentArray();
+            for (int i = dependents.length - 1; i >= 0; i--) {
+                if (members == null || members.contains(dependents[i])) {
+                    visit(dependents[i]);
                 }
             }
             order.add(r);
+            step.reached(r, dependents, reached);
         }
     }
 
@@ -307,7 +310,7 @@ final class Teardown {
     }
 
     private static @Nullable VerbsResource failedDescendant(VerbsResource r, Set<VerbsResource> failed) {
-        for (VerbsResource d : r.liveDependents()) {
+        for (VerbsResource d : r.dependentArray()) {
             if (failed.contains(d)) {
                 return d;
             }

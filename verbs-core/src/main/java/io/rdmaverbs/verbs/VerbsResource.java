@@ -4,15 +4,14 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListSet;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
@@ -45,15 +44,14 @@ public abstract sealed class VerbsResource implements AutoCloseable
     private static final VarHandle DEPENDENTS;
     private static final VarHandle LEASES;
     private static final VarHandle PARENTS;
-    /** Ids are never reused, so this is creation order: the order every report lists dependents in. */
-    private static final Comparator<VerbsResource> BY_ID = Comparator.comparingLong(VerbsResource::id);
+    private static final VerbsResource[] NO_DEPENDENTS = {};
     /** The end of each kind's EBUSY sentence, worded once. */
     private static final Map<ResourceKind, String> WOULD_FAIL = new EnumMap<>(ResourceKind.class);
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            DEPENDENTS = lookup.findVarHandle(VerbsResource.class, "dependents", NavigableSet.class);
+            DEPENDENTS = lookup.findVarHandle(VerbsResource.class, "dependents", Dependents.class);
             LEASES = lookup.findVarHandle(VerbsResource.class, "leases", Set.class);
             PARENTS = lookup.findVarHandle(VerbsResource.class, "parents", List.class);
         } catch (ReflectiveOperationException e) {
@@ -74,9 +72,9 @@ public abstract sealed class VerbsResource implements AutoCloseable
     /*
      * Most resources never get a dependent or a lease: both sets are created on first use (a graph of
      * 100k resources is made mostly of leaves), and read as empty until then. Dependents are kept in id
-     * order, so that no report sorts them: a context's set holds every resource of the device.
+     * order, so that no report sorts them: a context's are every resource of its device.
      */
-    private volatile @Nullable NavigableSet<VerbsResource> dependents;
+    private volatile @Nullable Dependents dependents;
     private volatile @Nullable Set<Lease> leases;
     private final Instant createdAt = Instant.now();
     /** The user's name; {@code null} until given (never again after), the generated {@code pd#3} is built on demand. */
@@ -164,24 +162,20 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /** The live resources created on this one, which must be released first, oldest first. */
     public final List<VerbsResource> dependents() {
-        NavigableSet<VerbsResource> set = dependents;
-        return set == null || set.isEmpty() ? List.of() : new ArrayList<>(set);
+        VerbsResource[] now = dependentArray();
+        return now.length == 0 ? List.of() : Collections.unmodifiableList(Arrays.asList(now));
     }
 
     /** How many {@link #dependents()} there are now, without copying them. */
     public final int dependentCount() {
-        NavigableSet<VerbsResource> set = dependents;
-        return set == null ? 0 : set.size();
+        Dependents ds = dependents;
+        return ds == null ? 0 : ds.size();
     }
 
-    /**
-     * The live dependents, oldest first, as a weakly consistent view (no copy) for the graph's own walks:
-     * one that runs while dependents come and go sees each that stays throughout. Newest first is
-     * {@link #dependents()}{@code .reversed()}: a skip list steps backwards by searching from its head.
-     */
-    final Iterable<VerbsResource> liveDependents() {
-        NavigableSet<VerbsResource> set = dependents;
-        return set == null ? List.of() : set;
+    /** {@link #dependents()} as an array of its own, for the graph's walks. */
+    final VerbsResource[] dependentArray() {
+        Dependents ds = dependents;
+        return ds == null ? NO_DEPENDENTS : ds.snapshot();
     }
 
     public final boolean isOpen() {
@@ -246,14 +240,13 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return set;
     }
 
-    @SuppressWarnings("unchecked")
-    private NavigableSet<VerbsResource> dependentSet() {
-        NavigableSet<VerbsResource> set = dependents;
-        if (set == null) {
-            DEPENDENTS.compareAndSet(this, null, new ConcurrentSkipListSet<>(BY_ID));
-            set = (NavigableSet<VerbsResource>) DEPENDENTS.getVolatile(this);
+    private Dependents dependentSet() {
+        Dependents ds = dependents;
+        if (ds == null) {
+            DEPENDENTS.compareAndSet(this, null, new Dependents());
+            ds = (Dependents) DEPENDENTS.getVolatile(this);
         }
-        return set;
+        return ds;
     }
 
     // ---- stuck references -----------------------------------------------------------------------
@@ -292,18 +285,23 @@ public abstract sealed class VerbsResource implements AutoCloseable
     }
 
     private boolean holdsNothing() {
-        Set<VerbsResource> ds = dependents;
         Set<Lease> ls = leases;
-        return (ds == null || ds.isEmpty()) && (ls == null || ls.isEmpty()) && !hasOwnHolds();
+        return dependentCount() == 0 && (ls == null || ls.isEmpty()) && !hasOwnHolds();
     }
 
     /** Adds {@link #stuckReferences()} to {@code out}: what the graph's reports gather from every resource. */
     final void addStuckReferences(List<StuckReference> out) {
-        if (holdsNothing()) {
+        addStuckReferences(out, dependentArray());
+    }
+
+    /** {@link #addStuckReferences(List)}, with the dependents a walk of the graph has just read. */
+    final void addStuckReferences(List<StuckReference> out, VerbsResource[] dependents) {
+        Set<Lease> ls = leases;
+        if (dependents.length == 0 && (ls == null || ls.isEmpty()) && !hasOwnHolds()) {
             return;
         }
         ResourceRef self = ref();
-        for (VerbsResource d : liveDependents()) {
+        for (VerbsResource d : dependents) {
             out.add(dependentReference(self, d));
         }
         ownStuckReferences(self, out);
@@ -512,7 +510,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
             l.revoke();
         }
         for (VerbsResource p : parents) {
-            Set<VerbsResource> siblings = p.dependents;
+            Dependents siblings = p.dependents;
             if (siblings != null) {
                 siblings.remove(this);
             }
