@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.rdmaverbs.benchmarks.LoadAverage;
 import io.rdmaverbs.verbs.ClosePlan;
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.ResourceRef;
@@ -62,12 +63,14 @@ public class GraphQueries {
 
     @Setup(Level.Trial)
     public void populate() {
+        System.out.println(LoadAverage.line("at start"));
         population = Population.simulated(resources).populate();
     }
 
     @TearDown(Level.Trial)
     public void close() {
         population.close();
+        System.out.println(LoadAverage.line("at end"));
     }
 
     @Benchmark
