@@ -1,9 +1,9 @@
 package io.rdmaverbs.verbs;
 
-import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -33,22 +33,18 @@ final class ReachedResources {
         this.bits = new long[graph == null ? 0 : (int) ((last - first) / Long.SIZE + 1)];
     }
 
-    /** An empty set for a walk from {@code roots}, whose bits span the ids from the oldest root to the newest id. */
-    static ReachedResources from(Collection<? extends VerbsResource> roots) {
+    /**
+     * An empty set for a walk from {@code roots}, oldest first: its bits span the ids of the oldest root's
+     * graph from that root's to the newest.
+     */
+    static ReachedResources from(List<? extends VerbsResource> roots) {
         if (roots.isEmpty()) {
             return new ReachedResources(null, 0, 0);
         }
-        Verbs graph = roots.iterator().next().verbs;
-        long first = Long.MAX_VALUE;
-        for (VerbsResource r : roots) {
-            if (r.verbs != graph) {
-                return new ReachedResources(null, 0, 0);
-            }
-            first = Math.min(first, r.id());
-        }
-        long last = graph.lastId();
-        boolean dense = last - first < SPARSE * Math.max(roots.size(), Long.SIZE);
-        return dense ? new ReachedResources(graph, first, last) : new ReachedResources(null, 0, 0);
+        VerbsResource oldest = roots.getFirst();
+        long last = oldest.verbs.lastId();
+        boolean dense = last - oldest.id() < SPARSE * Math.max(roots.size(), Long.SIZE);
+        return dense ? new ReachedResources(oldest.verbs, oldest.id(), last) : new ReachedResources(null, 0, 0);
     }
 
     /** Adds {@code r}; false if it was reached before. */

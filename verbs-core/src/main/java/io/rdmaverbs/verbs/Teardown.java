@@ -55,11 +55,16 @@ final class Teardown {
      * resource and its dependents are read once, while the walk has them at hand.
      */
     Planned plan(Collection<? extends VerbsResource> resources) {
+        return plan(resources, false);
+    }
+
+    /** {@link #plan(Collection)}, told whether {@code resources} are in id order already (the whole graph is). */
+    Planned plan(Collection<? extends VerbsResource> resources, boolean inIdOrder) {
         boolean cascade = policy == ClosePolicy.CASCADE;
         List<ClosePlan.Step> steps = new ArrayList<>(resources.size());
         List<StuckReference> blockers = new ArrayList<>();
         List<StuckReference> held = new ArrayList<>();
-        ReleaseOrder walk = new ReleaseOrder(resources, policy != ClosePolicy.STRICT, (r, dependents, reached) -> {
+        ReleaseOrder walk = new ReleaseOrder(resources, inIdOrder, policy != ClosePolicy.STRICT, (r, dependents, reached) -> {
             steps.add(new ClosePlan.Step(r.ref(), r.releaseVerb(), cascade ? r.cascadePreparations() : List.of()));
             if (cascade) {
                 // CASCADE lists every hold, to clear it on the way.
@@ -98,20 +103,22 @@ final class Teardown {
         private final Step step;
 
         /** With {@code closure}, the walk follows every dependent; without it, only those in {@code resources}. */
-        ReleaseOrder(Collection<? extends VerbsResource> resources, boolean closure, Step step) {
-            this.order = new ArrayList<>(resources.size());
-            this.reached = ReachedResources.from(resources);
+        ReleaseOrder(Collection<? extends VerbsResource> resources, boolean inIdOrder, boolean closure, Step step) {
+            List<VerbsResource> roots = new ArrayList<>(resources);
+            if (!inIdOrder) {
+                roots.sort((a, b) -> Long.compare(a.id(), b.id()));
+            }
+            this.order = new ArrayList<>(roots.size());
+            this.reached = ReachedResources.from(roots);
             this.step = step;
             if (closure) {
                 this.members = null;
             } else {
-                this.members = ReachedResources.from(resources);
-                for (VerbsResource r : resources) {
+                this.members = ReachedResources.from(roots);
+                for (VerbsResource r : roots) {
                     members.add(r);
                 }
             }
-            List<VerbsResource> roots = new ArrayList<>(resources);
-            roots.sort((a, b) -> Long.compare(a.id(), b.id()));
             for (VerbsResource r : roots) {
                 visit(r);
             }
@@ -271,7 +278,12 @@ final class Teardown {
      * (and what it depends on) open, and the close goes on with the rest.
      */
     CloseReport close(Collection<? extends VerbsResource> resources) {
-        Planned planned = plan(resources);
+        return close(resources, false);
+    }
+
+    /** {@link #close(Collection)}, told whether {@code resources} are in id order already (the whole graph is). */
+    CloseReport close(Collection<? extends VerbsResource> resources, boolean inIdOrder) {
+        Planned planned = plan(resources, inIdOrder);
         ClosePlan plan = planned.plan();
         List<ResourceRef> closed = new ArrayList<>();
         List<CloseReport.Leftover> left = new ArrayList<>();

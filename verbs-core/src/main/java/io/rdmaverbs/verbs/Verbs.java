@@ -247,7 +247,7 @@ public final class Verbs implements AutoCloseable {
 
     /** The plan for closing everything. */
     public ClosePlan planClose(ClosePolicy policy) {
-        return planClose(live.values(), policy);
+        return Teardown.under(policy).plan(live.values(), true).plan();
     }
 
     /**
@@ -268,7 +268,7 @@ public final class Verbs implements AutoCloseable {
 
     /** Closes every live resource under {@code policy}, children first. */
     public CloseReport close(ClosePolicy policy) {
-        return close(live.values(), policy);
+        return Teardown.under(policy).close(live.values(), true);
     }
 
     /**

@@ -133,13 +133,17 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /**
      * The resource's ref as of now. The one built last is returned while its name is this very name
-     * string and its device this very device name: a rename or a CM id's context, resolved later, makes
-     * the next call build a new one. (The release verb is fixed at creation.) Checking rather than
+     * string and it names a device: a rename makes the next call build a new one, and so does a CM id's
+     * context resolved after a ref without one. (A resource's device never changes once it has one, a CM
+     * id gains its context once, and the release verb is fixed at creation.) Checking rather than
      * invalidating keeps a ref built from a name being replaced from outliving the new name.
      */
     public final ResourceRef ref() {
         ResourceRef r = ref;
         String n = name;
+        if (r != null && (n == null || r.name() == n) && r.device() != ResourceRef.NO_DEVICE) {
+            return r;
+        }
         DeviceContext ctx = context();
         String device = ctx == null ? ResourceRef.NO_DEVICE : ctx.device().name();
         if (r != null && (n == null || r.name() == n) && r.device() == device) {
