@@ -340,6 +340,7 @@ public final class DeviceContext extends VerbsResource {
                 null, StuckReference.Cause.DEPENDENT_RESOURCE, blocker, null,
                 self.sentence(" still has ", blocker, adopted ? ADOPTED_LEAK : LEAK));
     }
+
     @Override
     void release() {
         if (adopted) {
