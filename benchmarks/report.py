@@ -305,6 +305,7 @@ def scale(results):
         print("### Resource graph at scale (host, simulated provider): ms, median ± 99.9% error\n")
         per_size_table(runs, [("GraphQueries.healthDetails", "health details (details + stuck references)"),
                               ("GraphQueries.closePlan", "close plan (CASCADE)"),
+                              ("GraphQueries.everyResourceNamed", "floor: every resource named once"),
                               ("GraphLifecycle.populate", "create the resources"),
                               ("GraphLifecycle.cascadeClose", "cascade teardown")], "resources", "operation")
     if (results / "heap.txt").exists():

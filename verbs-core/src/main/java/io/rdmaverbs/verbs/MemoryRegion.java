@@ -30,6 +30,8 @@ public final class MemoryRegion extends VerbsResource {
     private final ProtectionDomain pd;
     private final MemorySegment segment;
     private final EnumSet<AccessFlag> access = EnumSet.noneOf(AccessFlag.class);
+    /** {@link #access} as reports show it, worded once: it never changes. */
+    private final String accessText;
     private final @Nullable Arena ownedMemory;
     private final List<RemoteExport> exports = new CopyOnWriteArrayList<>();
 
@@ -41,6 +43,7 @@ public final class MemoryRegion extends VerbsResource {
         this.pd = pd;
         this.segment = segment;
         this.access.addAll(access);
+        this.accessText = this.access.toString().intern();
         this.ownedMemory = ownedMemory;
     }
 
@@ -96,7 +99,7 @@ public final class MemoryRegion extends VerbsResource {
         m.put("length", length());
         m.put("lkey", lkey());
         m.put("rkey", rkey());
-        m.put("access", access.toString());
+        m.put("access", accessText);
         List<RemoteExport> live = exports();
         if (!live.isEmpty()) {
             m.put("exports", live.stream().map(e -> Map.of("id", e.id(), "holder", e.holder(), "offset", e.offset(),
