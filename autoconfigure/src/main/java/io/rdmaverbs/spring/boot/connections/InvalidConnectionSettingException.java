@@ -11,7 +11,7 @@ public final class InvalidConnectionSettingException extends RuntimeException {
     private final String problem;
     private final String action;
 
-    InvalidConnectionSettingException(String property, String problem, String action) {
+    public InvalidConnectionSettingException(String property, String problem, String action) {
         super(property + ": " + problem);
         this.property = property;
         this.problem = problem;
