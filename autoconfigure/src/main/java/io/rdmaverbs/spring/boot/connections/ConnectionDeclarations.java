@@ -92,7 +92,8 @@ public final class ConnectionDeclarations {
      * @param heartbeatInterval Idle time after which a KEEPALIVE frame goes, to find a dead link while the
      *     connection is idle: RC has no keepalive, so a cut link is only noticed when a send exhausts its
      *     retries. 0 switches it off.
-     * @param requestTimeout How long a request on this peer waits for its reply, unless the call says.
+     * @param requestTimeout How long a request on this peer waits for its reply (RdmaPeer.requestAsync,
+     *     RdmaTemplate.sendAndReceive), unless the call says.
      * @param reconnect Backoff of the connect attempts (a Resilience4j Retry).
      * @param circuitBreaker Circuit breaker that stops connect attempts for a while after repeated failures.
      */
