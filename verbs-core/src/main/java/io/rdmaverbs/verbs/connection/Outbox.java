@@ -148,7 +148,8 @@ final class Outbox {
     void start(int peerReceives) {
         lock.lock();
         try {
-            credits = peerReceives;
+            // Added, not set: grants that came in frames before ESTABLISHED was handled are the peer's too.
+            credits += peerReceives;
             grantThreshold = Math.max(1, (buffers.receiveCount() - 1) / 2);
             started = true;
             drain();

@@ -56,6 +56,8 @@ public final class Session {
      * its {@link SessionEnd} lists those completions too ({@code 16 x RECV WR_FLUSH_ERR}).
      */
     static final Duration FLUSH_GRACE = Duration.ofMillis(100);
+    /** How long a send before the active side's ESTABLISHED was handled waits for it. */
+    private static final Duration HELLO_WAIT = Duration.ofSeconds(5);
 
     private final Connection connection;
     private final String name;
@@ -176,7 +178,14 @@ public final class Session {
         }
         requireOpen();
         PendingRequests.Pending p = pending.open(timeout);
-        submit(FrameKind.REQUEST, p.id(), message).whenComplete((v, e) -> {
+        CompletableFuture<Void> sent;
+        try {
+            sent = submit(FrameKind.REQUEST, p.id(), message);
+        } catch (RuntimeException e) {
+            pending.abandon(p.id(), e);
+            throw e;
+        }
+        sent.whenComplete((v, e) -> {
             if (e != null) {
                 pending.abandon(p.id(), unwrap(e));
             }
@@ -210,7 +219,7 @@ public final class Session {
                     + "the session's max message size " + spec.maxMessageSize());
         }
         requireOpen();
-        Hello p = Objects.requireNonNull(peer);
+        Hello p = peerHello();
         long headerBytes = FrameHeader.BYTES + FrameHeader.headersSize(message.headers());
         if (headerBytes + RendezvousDescriptor.BYTES > outbox.eagerLimit(p.receiveBufferSize())) {
             throw new IllegalArgumentException(name + ": " + (headerBytes - FrameHeader.BYTES) + " bytes of headers "
@@ -314,11 +323,26 @@ public final class Session {
     }
 
     private void requireOpen() {
-        if (ending != null || peer == null) {
-            throw ending != null ? closedBecause("ended")
-                    : new IllegalStateException(name + ": the session is not established yet (the connection is "
-                            + connection.state() + ")");
+        if (ending != null) {
+            throw closedBecause("ended");
         }
+    }
+
+    /**
+     * The peer's hello. The active side has it with ESTABLISHED, which its event loop may hand on a moment
+     * after the peer's first frames arrived (a handler answering one then waits for it, briefly).
+     */
+    private Hello peerHello() {
+        Hello p = peer;
+        if (p == null && connection.state() == ConnectionState.CONNECTING) {
+            connection.awaitState(ConnectionState.CONNECTED, HELLO_WAIT);
+            p = peer;
+        }
+        if (p == null) {
+            throw new IllegalStateException(name + ": the session is not established (the connection is "
+                    + connection.state() + ")");
+        }
+        return p;
     }
 
     /**

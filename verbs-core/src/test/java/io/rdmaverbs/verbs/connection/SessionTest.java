@@ -275,6 +275,42 @@ class SessionTest {
     }
 
     @Test
+    void sendsRacingTheConnectionsCloseFailOnlyWithResourceClosedException() throws Exception {
+        ConnectionListener l = listening(SessionSpec.defaults().handler(m -> { }));
+        for (int round = 0; round < 20; round++) {
+            Session s = connect(l);
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            CountDownLatch go = new CountDownLatch(1);
+            List<Thread> senders = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                senders.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        go.await();
+                        for (int i = 0; i < 200; i++) {
+                            // Large ones too: their regions are registered while the close releases the PD.
+                            s.send(Message.of(new byte[i % 10 == 0 ? 10_000 : 100])).exceptionally(e -> {
+                                failures.add(e instanceof java.util.concurrent.CompletionException ? e.getCause() : e);
+                                return null;
+                            });
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (RuntimeException e) {
+                        failures.add(e);
+                    }
+                }));
+            }
+            go.countDown();
+            s.connection().close();
+            for (Thread t : senders) {
+                t.join(WAIT.toMillis());
+            }
+            assertThat(failures).as("round %d", round).allSatisfy(e -> assertThat(e)
+                    .isInstanceOf(ResourceClosedException.class).hasMessageContaining(s.name()));
+        }
+    }
+
+    @Test
     void thePeersDisconnectEndsTheSessionAndFailsItsPendingRequests() throws Exception {
         CountDownLatch never = new CountDownLatch(1);
         ConnectionListener l = listening(SessionSpec.defaults().handler(m -> never.await()));
