@@ -3,6 +3,7 @@ package io.rdmaverbs.spring.boot.autoconfigure.messaging;
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
 import io.rdmaverbs.spring.boot.connections.InvalidConnectionSettingException;
 import io.rdmaverbs.spring.boot.connections.RdmaMessageHandler;
+import io.rdmaverbs.spring.boot.messaging.ConditionalOnRdmaListener;
 import io.rdmaverbs.spring.boot.messaging.RdmaEndpoint;
 import io.rdmaverbs.spring.boot.messaging.RdmaEndpointRegistry;
 import io.rdmaverbs.spring.boot.messaging.RdmaHeaders;
@@ -67,6 +68,14 @@ class MessagingStartupTests {
     }
 
     @Test
+    void anEndpointConditionalOnItsListenerIsLeftOutWhereTheListenerIsNotDeclared() {
+        Loopback.of("orders").withBean(OrderEndpoint.class).withUserConfiguration(Echo.class)
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Echo.class));
+        Loopback.of("echo").withUserConfiguration(Echo.class)
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Echo.class));
+    }
+
+    @Test
     void messagingCanBeSwitchedOff() {
         Loopback.of("orders").withBean("raw", RdmaMessageHandler.class, () -> m -> { })
                 .withPropertyValues("rdma.verbs.messaging.enabled=false")
@@ -82,6 +91,15 @@ class MessagingStartupTests {
             failure[0] = Contexts.causeOf(context.getStartupFailure(), InvalidConnectionSettingException.class);
         });
         return failure[0];
+    }
+
+    @RdmaEndpoint("echo")
+    @ConditionalOnRdmaListener("echo")
+    static class Echo {
+        @RdmaMessageMapping("echo")
+        String echo(String s) {
+            return s;
+        }
     }
 
     @RdmaEndpoint("invoices")
