@@ -43,6 +43,13 @@ class BootLayeringTests {
             .areAnnotatedWith(AutoConfiguration.class).should().resideInAPackage(AUTOCONFIGURE);
 
     @ArchTest
+    static final ArchRule connectionsKnowNothingOfTheMessagingModelAboveThem = noClasses().that()
+            .resideInAPackage("io.rdmaverbs.spring.boot.connections..").should().dependOnClassesThat()
+            .resideInAPackage("io.rdmaverbs.spring.boot.messaging..")
+            .because("messaging (endpoints, template, converters) is built on the listeners and peers: a listener "
+                    + "learns of its endpoints through connections.ListenerHandlers");
+
+    @ArchTest
     static final ArchRule theDeviceOpenAndTheTeardownReachMicrometerOnlyThroughTheirObserver = noClasses().that()
             .resideInAnyPackage("io.rdmaverbs.spring.boot.resources..", "io.rdmaverbs.spring.boot.teardown..")
             .should().dependOnClassesThat().resideInAPackage("io.micrometer..")
