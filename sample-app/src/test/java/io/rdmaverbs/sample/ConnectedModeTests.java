@@ -68,6 +68,22 @@ class ConnectedModeTests {
     }
 
     @Test
+    void thePeersCircuitBreakerStateIsServedByTheMetricsEndpoint() throws InterruptedException {
+        assertThat(peer.awaitConnected(Duration.ofSeconds(10))).isTrue();
+
+        ResponseEntity<Map<String, Object>> closed = client().get()
+                .uri("/actuator/metrics/resilience4j.circuitbreaker.state?tag=name:rdma-peer-echo&tag=state:closed")
+                .retrieve().onStatus(s -> true, (request, r) -> { })
+                .toEntity(new ParameterizedTypeReference<>() { });
+
+        assertThat(closed.getStatusCode().value()).as("GET /actuator/metrics/resilience4j.circuitbreaker.state for "
+                + "the peer's breaker").isEqualTo(200);
+        assertThat(closed.getBody()).extractingByKey("measurements").asInstanceOf(
+                org.assertj.core.api.InstanceOfAssertFactories.LIST).singleElement()
+                .isEqualTo(Map.of("statistic", "VALUE", "value", 1.0));
+    }
+
+    @Test
     void messagesLargerThanTheBuffersGoByRendezvousAndComeBackIntact() throws InterruptedException {
         assertThat(peer.awaitConnected(Duration.ofSeconds(10))).isTrue();
 

@@ -11,6 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.rdmaverbs.spring.boot.resilience.AttemptGuards;
+import io.rdmaverbs.spring.boot.resilience.PeerCircuitBreakers;
+import io.rdmaverbs.spring.boot.resilience.PeerRetries;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.connection.ConnectSpec;
 import io.rdmaverbs.verbs.connection.Session;

@@ -1,11 +1,15 @@
 package io.rdmaverbs.spring.boot.connections;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 
 import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
+import io.rdmaverbs.verbs.error.VerbsException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -13,7 +17,8 @@ import org.springframework.context.SmartLifecycle;
  * Starts the declared listeners and peers once every bean exists, and stops them before the verbs
  * teardown:
  * <ul>
- * <li>start: each listener binds and listens, on the startup thread (EADDRINUSE fails the startup);
+ * <li>start: each listener binds and listens, on the startup thread (EADDRINUSE, EADDRNOTAVAIL fail the
+ * startup with a {@link ListenerBindException}, once the listeners started before are stopped);
  * each peer starts connecting on a thread of its own; only a {@code required} peer is waited for;</li>
  * <li>stop (a phase above {@link VerbsTeardown#PHASE}, so it runs first): listeners stop accepting and
  * peers stop their connect loops, then verbs-core's one shutdown sequence ({@code Connections.close}, see
@@ -49,8 +54,17 @@ public final class RdmaConnectionsLifecycle implements SmartLifecycle {
 
     @Override
     public void start() {
-        for (RdmaListener listener : factory.listeners()) {
-            listener.start();
+        List<RdmaListener> listeners = factory.listeners();
+        for (RdmaListener listener : listeners) {
+            try {
+                listener.start();
+            } catch (VerbsException e) {
+                ListenerBindException failure = new ListenerBindException(listener.name(),
+                        RdmaPeer.format(listener.address()), portHolder(listener, listeners), e);
+                // As for a required peer: a failed refresh stops no lifecycle, the listening ids would stay.
+                stop();
+                throw failure;
+            }
         }
         List<RdmaPeer> peers = factory.peers();
         peers.forEach(RdmaPeer::start);
@@ -66,6 +80,20 @@ public final class RdmaConnectionsLifecycle implements SmartLifecycle {
                 }
             }
         }
+    }
+
+    /** The listener of this application that listens on {@code failed}'s port and address, if any. */
+    private static @Nullable String portHolder(RdmaListener failed, List<RdmaListener> listeners) {
+        InetSocketAddress wanted = failed.address();
+        for (RdmaListener other : listeners) {
+            InetSocketAddress bound = other.address();
+            if (other != failed && other.isListening() && bound.getPort() == wanted.getPort()
+                    && (bound.getAddress().isAnyLocalAddress() || wanted.getAddress().isAnyLocalAddress()
+                            || Arrays.equals(bound.getAddress().getAddress(), wanted.getAddress().getAddress()))) {
+                return other.name();
+            }
+        }
+        return null;
     }
 
     private static void awaitRequired(RdmaPeer peer) {

@@ -15,6 +15,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.resilience4j.retry.Retry;
+import io.rdmaverbs.spring.boot.resilience.AttemptGuard;
 import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionRejectedException;
@@ -488,7 +489,8 @@ public final class RdmaPeer {
         }
     }
 
-    static String format(@Nullable InetSocketAddress address) {
+    /** {@code [fe80:0:0:0:0:0:0:1]:7471} or {@code 127.0.0.1:7471}, as every log line and health entry writes it. */
+    public static String format(@Nullable InetSocketAddress address) {
         if (address == null) {
             return "?";
         }

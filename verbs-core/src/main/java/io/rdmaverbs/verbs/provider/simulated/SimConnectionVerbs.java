@@ -607,8 +607,9 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         return onNetwork(() -> cmId.peer);
     }
 
-    /** The addresses of this host's device, for the simulation hooks. */
-    List<InetAddress> addresses(String deviceName) {
+    /** The device's addresses on its network: its GID 0's link-local address first, then those added. */
+    @Override
+    public List<InetAddress> addresses(String deviceName) {
         return network.addresses(devices.device(deviceName));
     }
 

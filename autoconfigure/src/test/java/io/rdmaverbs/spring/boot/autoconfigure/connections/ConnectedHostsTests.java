@@ -12,12 +12,12 @@ import io.rdmaverbs.spring.boot.autoconfigure.connections.Hosts.Host;
 import io.rdmaverbs.spring.boot.connections.PeerState;
 import io.rdmaverbs.spring.boot.descriptor.ConnectionDescriptor;
 import io.rdmaverbs.spring.boot.endpoint.VerbsEndpoint;
+import io.rdmaverbs.spring.boot.health.RdmaConnectionsHealthContributor;
 import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.ResourceKind;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionEvent;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsFactory;
-import io.rdmaverbs.spring.boot.connections.RdmaConnectionsHealthContributor;
 import io.rdmaverbs.spring.boot.connections.RdmaListener;
 import io.rdmaverbs.spring.boot.connections.RdmaPeer;
 import io.rdmaverbs.spring.boot.connections.RdmaPeerConnectedEvent;
@@ -294,6 +294,17 @@ class ConnectedHostsTests {
                     assertThat(health(peerSide, "peer-echo").getDetails()).containsEntry("breaker", "OPEN");
                     assertThat(peer.lastError()).contains("OPEN");
                 });
+    }
+
+    @Test
+    void thePeersCircuitBreakerStateIsAMeterNamedAfterThePeer() {
+        b.echoPeer(a).run(peerSide -> {
+            assertThat(peerSide).hasNotFailed();
+            MeterRegistry meters = peerSide.getBean(MeterRegistry.class);
+            assertThat(meters.find("resilience4j.circuitbreaker.state").tag("name", "rdma-peer-echo")
+                    .tag("state", "closed").gauge()).as("the peer's breaker, closed").isNotNull()
+                    .satisfies(closed -> assertThat(closed.value()).isEqualTo(1));
+        });
     }
 
     @Test

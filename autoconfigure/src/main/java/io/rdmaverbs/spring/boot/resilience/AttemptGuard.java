@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.connections;
+package io.rdmaverbs.spring.boot.resilience;
 
 import java.util.Optional;
 import java.util.concurrent.Callable;

@@ -1,4 +1,6 @@
-package io.rdmaverbs.spring.boot.connections;
+package io.rdmaverbs.spring.boot.resilience;
+
+import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations;
 
 /** Makes the {@link AttemptGuard} of each peer: {@link PeerCircuitBreakers}, or none. */
 @FunctionalInterface

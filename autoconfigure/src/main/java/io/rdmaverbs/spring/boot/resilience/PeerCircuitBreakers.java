@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.connections;
+package io.rdmaverbs.spring.boot.resilience;
 
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations;
 
 /**
  * One Resilience4j circuit breaker per peer, named {@code rdma-peer-<name>}, in a registry of its own (as

@@ -1,9 +1,10 @@
-package io.rdmaverbs.spring.boot.connections;
+package io.rdmaverbs.spring.boot.resilience;
 
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.retry.RetryRegistry;
+import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations;
 
 /**
  * One Resilience4j retry per peer, named {@code rdma-peer-<name>}, in a registry of its own (an

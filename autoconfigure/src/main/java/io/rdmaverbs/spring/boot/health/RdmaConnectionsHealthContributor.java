@@ -1,9 +1,13 @@
-package io.rdmaverbs.spring.boot.connections;
+package io.rdmaverbs.spring.boot.health;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.rdmaverbs.spring.boot.connections.PeerState;
+import io.rdmaverbs.spring.boot.connections.RdmaConnectionsFactory;
+import io.rdmaverbs.spring.boot.connections.RdmaListener;
+import io.rdmaverbs.spring.boot.connections.RdmaPeer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;

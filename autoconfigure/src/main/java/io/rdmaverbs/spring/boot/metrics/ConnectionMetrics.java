@@ -1,4 +1,4 @@
-package io.rdmaverbs.spring.boot.connections;
+package io.rdmaverbs.spring.boot.metrics;
 
 import java.time.Duration;
 
@@ -6,6 +6,11 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.rdmaverbs.spring.boot.connections.ConnectionObserver;
+import io.rdmaverbs.spring.boot.connections.PeerState;
+import io.rdmaverbs.spring.boot.connections.RdmaConnectionsFactory;
+import io.rdmaverbs.spring.boot.connections.RdmaListener;
+import io.rdmaverbs.spring.boot.connections.RdmaPeer;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
