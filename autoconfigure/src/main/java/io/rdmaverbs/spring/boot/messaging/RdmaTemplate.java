@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.micrometer.observation.Observation;
@@ -73,22 +74,8 @@ public final class RdmaTemplate implements RdmaOperations {
     public CompletableFuture<Void> sendAsync(String peer, @Nullable String route, Message message) {
         RdmaPeer target = peer(peer);
         RdmaSenderContext context = new RdmaSenderContext(peer, route, false, message.length());
-        Observation observation = observation(RdmaMessagingObservation.SEND, DefaultRdmaSenderObservationConvention.SEND,
-                context);
-        CompletableFuture<Void> sent;
-        try {
-            sent = target.sendAsync(outgoing(message, route, context));
-        } catch (RuntimeException e) {
-            sent = CompletableFuture.failedFuture(e);
-        }
-        return sent.handleAsync((v, e) -> {
-            Throwable failure = e == null ? null : translate(peer, route, null, e);
-            finish(observation, context, failure);
-            if (failure != null) {
-                throw new CompletionException(failure);
-            }
-            return v;
-        }, CALLBACKS);
+        return observed(RdmaMessagingObservation.SEND, DefaultRdmaSenderObservationConvention.SEND, context, null,
+                target::sendAsync, message);
     }
 
     @Override
@@ -114,25 +101,8 @@ public final class RdmaTemplate implements RdmaOperations {
         RdmaPeer target = peer(peer);
         Duration wait = timeout != null ? timeout : target.requestTimeout();
         RdmaSenderContext context = new RdmaSenderContext(peer, route, true, request.length());
-        Observation observation = observation(RdmaMessagingObservation.REQUEST,
-                DefaultRdmaSenderObservationConvention.REQUEST, context);
-        CompletableFuture<Message> reply;
-        try {
-            reply = target.requestAsync(outgoing(request, route, context), wait);
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
-        return reply.handleAsync((m, e) -> {
-            Throwable failure = e == null ? null : translate(peer, route, wait, e);
-            if (m != null) {
-                context.setResponse(m);
-            }
-            finish(observation, context, failure);
-            if (failure != null) {
-                throw new CompletionException(failure);
-            }
-            return m;
-        }, CALLBACKS);
+        return observed(RdmaMessagingObservation.REQUEST, DefaultRdmaSenderObservationConvention.REQUEST, context,
+                wait, m -> target.requestAsync(m, wait), request);
     }
 
     @Override
@@ -162,14 +132,37 @@ public final class RdmaTemplate implements RdmaOperations {
 
     // ---- the parts ------------------------------------------------------------------------------
 
-    private Observation observation(RdmaMessagingObservation documentation,
-            DefaultRdmaSenderObservationConvention defaults, RdmaSenderContext context) {
-        return documentation.observation(convention, defaults, () -> context, registry).start();
+    /**
+     * Observes {@code call} of {@code message} (its route and the observation's headers added) until its future
+     * completes, with the session's exceptions translated; the caller's future completes off the loop thread.
+     */
+    private <T> CompletableFuture<T> observed(RdmaMessagingObservation documentation,
+            DefaultRdmaSenderObservationConvention defaults, RdmaSenderContext context, @Nullable Duration timeout,
+            Function<Message, CompletableFuture<T>> call, Message message) {
+        Observation observation = documentation.observation(convention, defaults, () -> context, registry).start();
+        CompletableFuture<T> sent;
+        try {
+            sent = call.apply(outgoing(message, context));
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        return sent.handleAsync((value, e) -> {
+            Throwable failure = e == null ? null : translate(context.peer(), context.route(), timeout, e);
+            if (value instanceof Message reply) {
+                context.setResponse(reply);
+            }
+            finish(observation, context, failure);
+            if (failure != null) {
+                throw new CompletionException(failure);
+            }
+            return value;
+        }, CALLBACKS);
     }
 
     /** The message with its route and what the observation's handlers put in the carrier (the trace context). */
-    private static Message outgoing(Message message, @Nullable String route, RdmaSenderContext context) {
-        Message m = route == null || route.isEmpty() ? message : message.withHeader(RdmaMessageHeaders.ROUTE, route);
+    private static Message outgoing(Message message, RdmaSenderContext context) {
+        String route = context.route();
+        Message m = route.isEmpty() ? message : message.withHeader(RdmaMessageHeaders.ROUTE, route);
         return context.headers().isEmpty() ? m : m.withHeaders(context.headers());
     }
 
@@ -187,12 +180,11 @@ public final class RdmaTemplate implements RdmaOperations {
     }
 
     /** The session's exceptions as the template's. */
-    private static Throwable translate(String peer, @Nullable String route, @Nullable Duration timeout, Throwable e) {
+    private static Throwable translate(String peer, String route, @Nullable Duration timeout, Throwable e) {
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        String r = route == null ? "" : route;
         return switch (cause) {
-            case RemoteErrorException remote -> new RdmaRemoteEndpointException(peer, r, remote);
-            case TimeoutException t when timeout != null -> new RdmaReplyTimeoutException(peer, r, timeout, t);
+            case RemoteErrorException remote -> new RdmaRemoteEndpointException(peer, route, remote);
+            case TimeoutException t when timeout != null -> new RdmaReplyTimeoutException(peer, route, timeout, t);
             default -> cause;
         };
     }

@@ -13,92 +13,61 @@ import io.micrometer.observation.docs.ObservationDocumentation;
 public enum RdmaMessagingObservation implements ObservationDocumentation {
 
     /** A one-way message sent through the template, until the payload may be reused. */
-    SEND {
-        @Override
-        public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
-            return DefaultRdmaSenderObservationConvention.class;
-        }
-
-        @Override
-        public String getName() {
-            return "rdma.messaging.send";
-        }
-
-        @Override
-        public KeyName[] getLowCardinalityKeyNames() {
-            return SenderKeys.values();
-        }
-    },
+    SEND("rdma.messaging.send", DefaultRdmaSenderObservationConvention.class, SenderKeys.values()),
 
     /** A request sent through the template, until its reply (or error reply, timeout, the peer's loss). */
-    REQUEST {
-        @Override
-        public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
-            return DefaultRdmaSenderObservationConvention.class;
-        }
-
-        @Override
-        public String getName() {
-            return "rdma.messaging.request";
-        }
-
-        @Override
-        public KeyName[] getLowCardinalityKeyNames() {
-            return SenderKeys.values();
-        }
-    },
+    REQUEST("rdma.messaging.request", DefaultRdmaSenderObservationConvention.class, SenderKeys.values()),
 
     /** A message or request handled by an endpoint of a listener, until its reply is handed to the session. */
-    HANDLE {
-        @Override
-        public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
-            return DefaultRdmaReceiverObservationConvention.class;
-        }
+    HANDLE("rdma.messaging.handle", DefaultRdmaReceiverObservationConvention.class, ReceiverKeys.values());
 
-        @Override
-        public String getName() {
-            return "rdma.messaging.handle";
-        }
+    private final String name;
+    private final Class<? extends ObservationConvention<? extends Observation.Context>> convention;
+    private final KeyName[] keys;
 
-        @Override
-        public KeyName[] getLowCardinalityKeyNames() {
-            return ReceiverKeys.values();
-        }
-    };
+    RdmaMessagingObservation(String name, Class<? extends ObservationConvention<? extends Observation.Context>> convention,
+            KeyName[] keys) {
+        this.name = name;
+        this.convention = convention;
+        this.keys = keys;
+    }
+
+    @Override
+    public String getName() {
+        return name;
+    }
+
+    @Override
+    public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
+        return convention;
+    }
+
+    @Override
+    public KeyName[] getLowCardinalityKeyNames() {
+        return keys.clone();
+    }
 
     /** The tags of {@link #SEND} and {@link #REQUEST}. */
     public enum SenderKeys implements KeyName {
 
         /** The declared peer's name. */
-        PEER {
-            @Override
-            public String asString() {
-                return "rdma.peer";
-            }
-        },
-
+        PEER("rdma.peer"),
         /** The route header, {@code none} without one. */
-        ROUTE {
-            @Override
-            public String asString() {
-                return "rdma.route";
-            }
-        },
-
+        ROUTE("rdma.route"),
         /** {@link Outcome}. */
-        OUTCOME {
-            @Override
-            public String asString() {
-                return "outcome";
-            }
-        },
-
+        OUTCOME("outcome"),
         /** The simple name of the exception, {@code none} without one. */
-        EXCEPTION {
-            @Override
-            public String asString() {
-                return "exception";
-            }
+        EXCEPTION("exception");
+
+        private final String key;
+
+        SenderKeys(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public String asString() {
+            return key;
         }
     }
 
@@ -106,43 +75,25 @@ public enum RdmaMessagingObservation implements ObservationDocumentation {
     public enum ReceiverKeys implements KeyName {
 
         /** The declared listener's name. */
-        LISTENER {
-            @Override
-            public String asString() {
-                return "rdma.listener";
-            }
-        },
-
+        LISTENER("rdma.listener"),
         /** The route header, {@code none} without one. */
-        ROUTE {
-            @Override
-            public String asString() {
-                return "rdma.route";
-            }
-        },
-
+        ROUTE("rdma.route"),
         /** {@code request} or {@code message} (one-way). */
-        KIND {
-            @Override
-            public String asString() {
-                return "rdma.message.kind";
-            }
-        },
-
+        KIND("rdma.message.kind"),
         /** {@link Outcome}. */
-        OUTCOME {
-            @Override
-            public String asString() {
-                return "outcome";
-            }
-        },
-
+        OUTCOME("outcome"),
         /** The simple name of the exception, {@code none} without one. */
-        EXCEPTION {
-            @Override
-            public String asString() {
-                return "exception";
-            }
+        EXCEPTION("exception");
+
+        private final String key;
+
+        ReceiverKeys(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public String asString() {
+            return key;
         }
     }
 

@@ -86,6 +86,26 @@ final class ExampleRun {
         this.work = work;
     }
 
+    /**
+     * The problems of the one program {@code name} of {@code page}, a page whose every ```java block is
+     * marked: its unmarked blocks and the program's own problems.
+     */
+    static List<String> checkOnlyProgram(Path page, String name, Path work) throws IOException {
+        MarkdownExamples examples = MarkdownExamples.of(page);
+        List<String> problems = new ArrayList<>();
+        examples.unmarkedJava().forEach(b -> problems.add(page.getFileName() + ":" + b.line()
+                + ": a ```java block without an <!-- example: ... --> marker"));
+        List<String> names = examples.programs().stream().map(Program::name).toList();
+        if (!names.equals(List.of(name))) {
+            problems.add(page.getFileName() + ": programs " + names + ", not [" + name + "]");
+            return problems;
+        }
+        Path dir = work.resolve(name);
+        Files.createDirectories(dir);
+        problems.addAll(check(examples.programs().getFirst(), dir));
+        return problems;
+    }
+
     /** The problems of {@code program}, each naming its page line; empty when it compiles and prints what the page shows. */
     static List<String> check(Program program, Path work) throws IOException {
         ExampleRun run = new ExampleRun(program, work);

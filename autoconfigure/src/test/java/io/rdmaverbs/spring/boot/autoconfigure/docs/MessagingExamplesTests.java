@@ -1,9 +1,7 @@
 package io.rdmaverbs.spring.boot.autoconfigure.docs;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,16 +22,6 @@ class MessagingExamplesTests {
 
     @Test
     void theMessagingExamplesRunAsOneApplicationAndPrintWhatThePageQuotes() throws IOException {
-        MarkdownExamples examples = MarkdownExamples.of(PAGE);
-        assertThat(examples.unmarkedJava()).as("```java blocks without an <!-- example: ... --> marker").isEmpty();
-        assertThat(examples.unmarkedOutput()).as("quoted output no example prints").isEmpty();
-        assertThat(examples.programs()).extracting(MarkdownExamples.Program::name).containsExactly("messaging");
-        MarkdownExamples.Program program = examples.programs().getFirst();
-        Path dir = work.resolve(program.name());
-        Files.createDirectories(dir);
-
-        List<String> problems = ExampleRun.check(program, dir);
-
-        assertThat(problems).as("problems of example '%s'", program.name()).isEmpty();
+        assertThat(ExampleRun.checkOnlyProgram(PAGE, "messaging", work)).as("problems of docs/messaging.md").isEmpty();
     }
 }
