@@ -22,6 +22,7 @@ import io.rdmaverbs.verbs.connection.Connections;
 import io.rdmaverbs.verbs.connection.MessageHandler;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.context.ApplicationEventPublisher;
 
@@ -32,7 +33,7 @@ import org.springframework.context.ApplicationEventPublisher;
  * and keeps what it created, in creation order, for the {@link RdmaConnectionsLifecycle}, health and
  * metrics.
  */
-public final class RdmaConnectionsFactory {
+public final class RdmaConnectionsFactory implements DisposableBean {
 
     /** The name of this factory's bean, which the registered definitions refer to. */
     public static final String BEAN_NAME = "rdmaConnectionsFactory";
@@ -152,6 +153,17 @@ public final class RdmaConnectionsFactory {
     /** The connection manager every listener and peer uses: one event channel and its event loop. */
     public Connections connections() {
         return connections;
+    }
+
+    /**
+     * Closes the connection manager when the context is destroyed without its lifecycle having stopped it: a
+     * startup that failed while the listener and peer beans were created (an address that is no IP literal,
+     * a device that does not exist) would otherwise leave its event loop thread running. After the
+     * lifecycle's stop this returns the report of that close.
+     */
+    @Override
+    public void destroy() {
+        connections.close(Duration.ZERO);
     }
 
     /**
