@@ -12,6 +12,7 @@ import io.rdmaverbs.spring.boot.connections.RdmaPeerUnavailableException;
 import io.rdmaverbs.spring.boot.messaging.RdmaReplyTimeoutException;
 import io.rdmaverbs.spring.boot.messaging.RdmaTemplate;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
 
 /**
@@ -28,10 +29,11 @@ public class ConnectedEcho {
     static final int MIN_SIZE = 5;
     private static final Duration REPLY_WAIT = Duration.ofSeconds(5);
 
-    private final RdmaTemplate template;
+    /** Absent when no connection is declared (or {@code rdma.verbs.connections.enabled=false}). */
+    private final ObjectProvider<RdmaTemplate> templates;
 
-    ConnectedEcho(RdmaTemplate template) {
-        this.template = template;
+    ConnectedEcho(ObjectProvider<RdmaTemplate> templates) {
+        this.templates = templates;
     }
 
     /**
@@ -39,6 +41,10 @@ public class ConnectedEcho {
      * @throws IllegalArgumentException for no such peer, or a bad count or size
      */
     public EchoRun echo(String name, int count, int size) {
+        RdmaTemplate template = templates.getIfAvailable();
+        if (template == null) {
+            throw new IllegalArgumentException("no RDMA peer '" + name + "' is declared (no connection is)");
+        }
         RdmaPeer peer = template.peer(name);
         if (count < 1 || size < MIN_SIZE) {
             throw new IllegalArgumentException("count must be at least 1 and size at least " + MIN_SIZE + " bytes");
