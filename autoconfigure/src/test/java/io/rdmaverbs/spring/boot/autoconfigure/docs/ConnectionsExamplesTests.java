@@ -1,9 +1,7 @@
 package io.rdmaverbs.spring.boot.autoconfigure.docs;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,17 +21,7 @@ class ConnectionsExamplesTests {
 
     @Test
     void theListenConnectExchangeAndOneSidedExamplesRunAndPrintWhatThePageQuotes() throws IOException {
-        MarkdownExamples examples = MarkdownExamples.of(PAGE);
-        assertThat(examples.unmarkedJava()).as("```java blocks without an <!-- example: ... --> marker").isEmpty();
-        assertThat(examples.programs()).extracting(MarkdownExamples.Program::name)
-                .containsExactly("connections", "one-sided");
-        for (MarkdownExamples.Program program : examples.programs()) {
-            Path dir = work.resolve(program.name());
-            Files.createDirectories(dir);
-
-            List<String> problems = ExampleRun.check(program, dir);
-
-            assertThat(problems).as("problems of example '%s'", program.name()).isEmpty();
-        }
+        assertThat(ExampleRun.checkPrograms(PAGE, work, "connections", "one-sided"))
+                .as("problems of docs/connections.md").isEmpty();
     }
 }
