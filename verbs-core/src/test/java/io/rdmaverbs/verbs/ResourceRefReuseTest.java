@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.InetSocketAddress;
 import java.util.List;
 
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedNetwork;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
