@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
@@ -89,16 +90,21 @@ class ListenerAndCleanupFailureTest {
     void aRegionWhoseMemoryIsStillInUseIsClosedOnceDeregisteredAndItsPdCanGo() throws Exception {
         MemoryRegion mr = pd.allocateMemory(4096, EnumSet.of(AccessFlag.LOCAL_WRITE), "mr");
         MemorySegment timespec = mr.segment();
-        timespec.set(JAVA_LONG, 0, 0L);
-        timespec.set(JAVA_LONG, 8, 400_000_000L);
+        timespec.set(JAVA_LONG, 0, 2L);
+        timespec.set(JAVA_LONG, 8, 0L);
+        CountDownLatch calling = new CountDownLatch(1);
         CompletableFuture<Integer> sleeper = CompletableFuture.supplyAsync(() -> {
             try {
+                calling.countDown();
                 return (int) NANOSLEEP.invokeExact(timespec, MemorySegment.NULL);
             } catch (Throwable e) {
                 throw new IllegalStateException(e);
             }
         });
-        Thread.sleep(100); // the downcall now holds the region's arena
+        // A started thread can still be descheduled before its downcall on a loaded machine: the 2 s sleep
+        // leaves room for that, and the region's arena is held once the call is in.
+        assertThat(calling.await(5, TimeUnit.SECONDS)).isTrue();
+        Thread.sleep(300);
 
         mr.close();
 
