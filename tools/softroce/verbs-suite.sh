@@ -42,6 +42,7 @@ set +e
      --select-class io.rdmaverbs.sample.NativeShutdownLeakTest \
      --select-class io.rdmaverbs.verbs.provider.ffm.RdmaCmNativeTest \
      --select-class io.rdmaverbs.verbs.provider.ffm.NativeConnectionVerbsTest \
+     --select-class io.rdmaverbs.verbs.provider.ffm.NativeCloseRaceTest \
      --reports-dir "$SOFTROCE_SHARE/junit" --disable-banner --disable-ansi-colors --details=tree'
 rc=$?
 "$here/junit-summary.sh" --min-tests 20 "$out/junit"

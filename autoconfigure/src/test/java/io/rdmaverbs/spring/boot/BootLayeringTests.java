@@ -54,6 +54,13 @@ class BootLayeringTests {
             .areAnnotatedWith(AutoConfiguration.class).should().resideInAPackage(AUTOCONFIGURE);
 
     @ArchTest
+    static final ArchRule connectionsKnowNothingOfTheMessagingModelAboveThem = noClasses().that()
+            .resideInAPackage("io.rdmaverbs.spring.boot.connections..").should().dependOnClassesThat()
+            .resideInAPackage("io.rdmaverbs.spring.boot.messaging..")
+            .because("messaging (endpoints, template, converters) is built on the listeners and peers: a listener "
+                    + "learns of its endpoints through connections.ListenerHandlers");
+
+    @ArchTest
     static final ArchRule healthContributorsLiveInTheHealthPackage = classes().that()
             .areAssignableTo(HealthContributor.class).should().resideInAPackage(HEALTH)
             .because("the verbs' health and the connections' health sit side by side, as "

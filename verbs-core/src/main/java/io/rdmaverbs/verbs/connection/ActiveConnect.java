@@ -87,7 +87,7 @@ final class ActiveConnect implements EventLoop.Sink {
                 connection = Connection.open(owner, name, id, spec.connection(), lane, new byte[0], session, null);
                 await(new Step("rdma_connect", CmEventType.ESTABLISHED, spec.timeout().multipliedBy(2)));
                 byte[] privateData = session == null ? spec.privateData()
-                        : Hello.of(spec.connection()).prefix(spec.privateData());
+                        : Hello.of(spec.connection(), connection.session().nonce()).prefix(spec.privateData());
                 id.connect(spec.connection().parameters().withPrivateData(privateData));
             }
             case ESTABLISHED -> {

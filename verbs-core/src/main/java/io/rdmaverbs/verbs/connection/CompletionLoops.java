@@ -140,6 +140,11 @@ final class CompletionLoops {
             thread.stop(bound);
         }
 
+        /** Whether the caller is this loop's thread (what it waits for, it would deliver itself). */
+        boolean isLoopThread() {
+            return thread.isThisThread();
+        }
+
         /** The CQ's event: acknowledged at once, the CQ re-armed and polled empty. */
         private void drain(CompletionQueue cq) {
             Drain d = drains.get(cq);

@@ -31,6 +31,8 @@ import io.rdmaverbs.verbs.ReceiveRequest;
 import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.VerbsResource;
 import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
+import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.error.VerbsException;
 
 import org.jspecify.annotations.Nullable;
@@ -116,6 +118,7 @@ public final class Connection implements AutoCloseable {
         if (ctx == null) {
             throw new IllegalStateException(id + " has no device context: it is neither bound nor resolved");
         }
+        int initiatorDepth = checkHandshake(name, ctx, spec.parameters());
         List<VerbsResource> made = new ArrayList<>();
         try {
             ProtectionDomain pd = keep(made, ctx.allocateProtectionDomain(name + "/pd"));
@@ -133,8 +136,7 @@ public final class Connection implements AutoCloseable {
                     new ConnectionBuffers(mr, spec), lane, peerPrivateData);
             c.peerHello = peerHello;
             if (sessionSpec != null && loop != null) {
-                Session s = new Session(c, sessionSpec, lane, owner.workers(), owner.timers(),
-                        spec.parameters().initiatorDepth());
+                Session s = new Session(c, sessionSpec, lane, owner.workers(), owner.timers(), initiatorDepth);
                 c.session = s;
                 s.prepare(peerHello);
                 c.loop = loop;
@@ -149,6 +151,30 @@ public final class Connection implements AutoCloseable {
             owner.verbs().close(made, ClosePolicy.CASCADE);
             throw e;
         }
+    }
+
+    /**
+     * Refuses handshake parameters the device cannot honour, before anything is made: librdmacm would fail
+     * {@code rdma_connect(3)} or {@code rdma_accept(3)} with a bare EINVAL. 255 means "the device's maximum"
+     * to librdmacm, and passes.
+     *
+     * @return the initiator depth the connection gets: at most this many READs and atomics in flight
+     */
+    private static int checkHandshake(String name, DeviceContext ctx, CmConnectionParams p) {
+        DeviceAttributes limits = ctx.attributes();
+        String device = ctx.device().name();
+        if (p.responderResources() != 255 && p.responderResources() > limits.maxQpRdAtom()) {
+            throw new IllegalArgumentException(name + ": responderResources " + p.responderResources() + " (incoming "
+                    + "RDMA READs and atomics at once) is more than " + device + " allows: its max_qp_rd_atom is "
+                    + limits.maxQpRdAtom() + " (ConnectionSpec.withHandshake; rdma_accept(3) would fail with EINVAL)");
+        }
+        if (p.initiatorDepth() != 255 && p.initiatorDepth() > limits.maxQpInitRdAtom()) {
+            throw new IllegalArgumentException(name + ": initiatorDepth " + p.initiatorDepth() + " (outgoing RDMA "
+                    + "READs and atomics at once) is more than " + device + " allows: its max_qp_init_rd_atom is "
+                    + limits.maxQpInitRdAtom() + " (ConnectionSpec.withHandshake; rdma_connect(3) would fail with "
+                    + "EINVAL)");
+        }
+        return Math.min(p.initiatorDepth(), limits.maxQpInitRdAtom());
     }
 
     private static <R extends VerbsResource> R keep(List<VerbsResource> made, R r) {
@@ -260,6 +286,22 @@ public final class Connection implements AutoCloseable {
     }
 
     /**
+     * Deregisters a region the session registered for one transfer or operation, once done with it, off any
+     * caller's error path: a failure is logged, and the region stays in the graph (on this connection's PD,
+     * released with it).
+     */
+    void deregisterQuietly(@Nullable MemoryRegion region) {
+        if (region == null || !region.isOpen()) {
+            return;
+        }
+        try {
+            region.close(ClosePolicy.CASCADE);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, () -> name + ": deregistering " + region + " failed", e);
+        }
+    }
+
+    /**
      * The open region of this connection's PD that {@code segment} lies in, or null (it is copied then). The
      * region found last is tried first: a data path sends from the same region again and again, and the
      * map's lookup allocates (a boxed address, an entry) on every send.
@@ -366,6 +408,12 @@ public final class Connection implements AutoCloseable {
         }
         disconnectSentAt = System.nanoTime();
         id.disconnect();
+    }
+
+    /** Whether the caller is the completion loop thread that serves this connection's CQ. */
+    boolean onCompletionThread() {
+        CompletionLoops.Loop l = loop;
+        return l != null && l.isLoopThread();
     }
 
     /** Why the peer's hello was refused at ESTABLISHED (the connect then fails with it), or null. */

@@ -91,7 +91,7 @@ public final class ConnectionRequest {
         connection = c;
         try {
             byte[] data = spec.session() == null ? acceptPrivateData
-                    : Hello.of(spec.connection()).prefix(acceptPrivateData);
+                    : Hello.of(spec.connection(), c.session().nonce()).prefix(acceptPrivateData);
             id.accept(spec.connection().parameters().withPrivateData(data));
         } catch (RuntimeException e) {
             connection = null;

@@ -2,6 +2,10 @@ package io.rdmaverbs.verbs.connection;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The session protocol's part of the private data of {@code rdma_connect(3)} and {@code rdma_accept(3)}:
@@ -12,7 +16,8 @@ import java.util.Arrays;
  *  4  u16  protocol version ({@value #VERSION})
  *  6  u16  flags, 0
  *  8  u16  receive buffers posted: the credits the peer starts with
- * 10  u16  reserved, 0
+ * 10  u16  session nonce: random, non-zero, different from the requester's on the passive side; a
+ *          {@link RemoteKey} carries both sides' so that a key is refused on any other session
  * 12  u32  bytes per receive buffer, header included: the largest frame the peer may send eagerly
  * </pre>
  *
@@ -22,22 +27,39 @@ import java.util.Arrays;
  * @param version the peer's protocol version
  * @param receiveBuffers the receive buffers the peer posted before the handshake
  * @param receiveBufferSize bytes per receive buffer
+ * @param nonce the side's session nonce (0 from a peer that predates it)
  */
-record Hello(int version, int receiveBuffers, int receiveBufferSize) {
+record Hello(int version, int receiveBuffers, int receiveBufferSize, int nonce) {
 
     static final int MAGIC = 0x52564D53;
     static final int VERSION = 1;
     static final int BYTES = 16;
 
-    static Hello of(ConnectionSpec spec) {
-        return new Hello(VERSION, spec.receiveBufferCount(), spec.receiveBufferSize());
+    static Hello of(ConnectionSpec spec, int nonce) {
+        return new Hello(VERSION, spec.receiveBufferCount(), spec.receiveBufferSize(), nonce);
+    }
+
+    /**
+     * A new session nonce: random, never 0, and never the requester's (the passive side knows it), so that the
+     * two sides of a session always differ and a key can tell its exporter from its importer.
+     */
+    static int newNonce(@Nullable Hello requester) {
+        return newNonce(requester, ThreadLocalRandom.current());
+    }
+
+    static int newNonce(@Nullable Hello requester, RandomGenerator random) {
+        int n;
+        do {
+            n = 1 + random.nextInt(0xFFFF);
+        } while (requester != null && n == requester.nonce());
+        return n;
     }
 
     /** This hello, then {@code application} (the user's private data). */
     byte[] prefix(byte[] application) {
         ByteBuffer b = ByteBuffer.allocate(BYTES + application.length);
         b.putInt(MAGIC).putShort((short) version).putShort((short) 0).putShort((short) receiveBuffers)
-                .putShort((short) 0).putInt(receiveBufferSize).put(application);
+                .putShort((short) nonce).putInt(receiveBufferSize).put(application);
         return b.array();
     }
 
@@ -64,13 +86,13 @@ record Hello(int version, int receiveBuffers, int receiveBufferSize) {
         }
         b.getShort();
         int buffers = Short.toUnsignedInt(b.getShort());
-        b.getShort();
+        int nonce = Short.toUnsignedInt(b.getShort());
         int size = b.getInt();
         if (buffers < 2 || size < FrameHeader.BYTES + RendezvousDescriptor.BYTES) {
             throw new ProtocolException("the peer posted " + buffers + " receive buffer(s) of " + size + " bytes: the "
                     + "protocol needs at least 2 of " + (FrameHeader.BYTES + RendezvousDescriptor.BYTES));
         }
-        return new Hello(version, buffers, size);
+        return new Hello(version, buffers, size, nonce);
     }
 
     /** The application's private data after the hello. */

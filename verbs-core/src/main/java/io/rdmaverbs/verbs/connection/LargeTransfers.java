@@ -14,7 +14,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.WcStatus;
@@ -237,14 +236,7 @@ final class LargeTransfers {
     }
 
     private void deregister(@Nullable MemoryRegion region) {
-        if (region == null || !region.isOpen()) {
-            return;
-        }
-        try {
-            region.close(ClosePolicy.CASCADE);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, () -> session.name() + ": deregistering " + region + " failed", e);
-        }
+        connection.deregisterQuietly(region);
     }
 
     int inFlight() {

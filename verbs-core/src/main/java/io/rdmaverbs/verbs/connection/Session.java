@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -22,7 +23,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.rdmaverbs.verbs.MemoryRegion;
+import io.rdmaverbs.verbs.RemoteExport;
+import io.rdmaverbs.verbs.RemoteRegion;
 import io.rdmaverbs.verbs.ResourceClosedException;
+import io.rdmaverbs.verbs.attr.RemoteAccess;
 import io.rdmaverbs.verbs.attr.WcStatus;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 
@@ -67,6 +71,8 @@ public final class Session {
     private final PendingRequests pending;
     private final Deliveries deliveries = new Deliveries();
     private final LargeTransfers large;
+    private final Exports exports;
+    private final RemoteRegions remote;
     private final Executor handlers;
     private final ScheduledExecutorService timers;
     /** Completed with the end, once the flush is in (or its grace is over). */
@@ -76,6 +82,8 @@ public final class Session {
     private final Map<String, Integer> failedCompletions = new LinkedHashMap<>();
     private volatile @Nullable Hello peer;
     private volatile @Nullable ScheduledFuture<?> keepalive;
+    /** This side's session nonce, in its hello; chosen before the hello is sent ({@link #prepare}). */
+    private volatile int nonce;
 
     Session(Connection connection, SessionSpec spec, Executor lane, Executor workers,
             ScheduledExecutorService timers, int readResources) {
@@ -87,6 +95,8 @@ public final class Session {
         this.outbox = new Outbox(this, connection.queuePair(), connection.buffers(), readResources);
         this.pending = new PendingRequests(name, statistics, timers);
         this.large = new LargeTransfers(this, connection, outbox, workers);
+        this.exports = new Exports(this, connection, outbox, workers);
+        this.remote = new RemoteRegions(this, connection, outbox, workers);
     }
 
     // ---- what it is -----------------------------------------------------------------------------
@@ -239,6 +249,77 @@ public final class Session {
         return sent;
     }
 
+    // ---- one-sided RDMA ---------------------------------------------------------------------------
+
+    /**
+     * Exports bytes {@code offset..offset+length} of {@code region} to the peer for {@code access}: the key to
+     * send it (in any message), which the peer opens with {@link #remoteRegion(byte[])}. The region must be
+     * on the connection's PD ({@link Connection#registerMemory}) and registered with the access flags
+     * {@code access} needs. It is then held by this connection: a strict close is refused naming the peer,
+     * the rkey and since when; a cascade close revokes the export first ({@link #revoke}).
+     *
+     * @throws IllegalArgumentException for a region of another PD, a slice outside it, access it does not allow
+     */
+    public RemoteKey export(MemoryRegion region, long offset, long length, Set<RemoteAccess> access) {
+        requireOpen();
+        return exports.export(region, offset, length, access, nonce, peerHello().nonce());
+    }
+
+    /** {@link #export(MemoryRegion, long, long, Set)} of the whole region. */
+    public RemoteKey export(MemoryRegion region, Set<RemoteAccess> access) {
+        return export(region, 0, region.length(), access);
+    }
+
+    /**
+     * Withdraws the export {@code key} opens: the peer closes its handles on it, lets their operations in
+     * flight complete and acknowledges; without an acknowledgement within the event channel's disconnect
+     * timeout the connection is disconnected. Blocks until then; not on a completion thread.
+     */
+    public void revoke(RemoteKey key) {
+        exports.revoke(Objects.requireNonNull(key, "key"));
+    }
+
+    /** The exports this side holds for the peer now, oldest first. */
+    public List<RemoteExport> exports() {
+        return exports.live();
+    }
+
+    /**
+     * Opens a key the peer exported on this session ({@link RemoteKey#toByteArray()}): a handle for RDMA READ,
+     * WRITE and atomics on that memory, a graph resource closed with the connection or when the peer revokes
+     * the export.
+     *
+     * @throws IllegalArgumentException for bytes that are no key, a key of another session or of this side
+     */
+    public RemoteRegion remoteRegion(byte[] packedKey) {
+        return remoteRegion(RemoteKey.unpack(Objects.requireNonNull(packedKey, "packedKey")));
+    }
+
+    /** {@link #remoteRegion(byte[])} of an unpacked key. */
+    public RemoteRegion remoteRegion(RemoteKey key) {
+        Objects.requireNonNull(key, "key");
+        requireOpen();
+        return remote.open(key, nonce, peerHello().nonce());
+    }
+
+    /** The open handles on the peer's exports. */
+    public List<RemoteRegion> remoteRegions() {
+        return remote.open();
+    }
+
+    /** The connection and its peer, as exports and remote regions name who holds them. */
+    String withPeer() {
+        InetSocketAddress a = peerAddress();
+        String peerText = a == null ? "(no peer)" : a.getAddress() == null ? a.getHostString() + ":" + a.getPort()
+                : "[" + a.getAddress().getHostAddress() + "]:" + a.getPort();
+        return "connection '" + name + "' to " + peerText;
+    }
+
+    /** This side's session nonce, for its hello. */
+    int nonce() {
+        return nonce;
+    }
+
     // ---- the handshake and the end --------------------------------------------------------------
 
     /**
@@ -247,6 +328,7 @@ public final class Session {
      * in the outbox until then.
      */
     void prepare(@Nullable Hello requesterHello) {
+        nonce = Hello.newNonce(requesterHello);
         peer = requesterHello;
         outbox.postInitialReceives();
     }
@@ -295,6 +377,8 @@ public final class Session {
         outbox.close(why);
         pending.failAll(why);
         large.failAll(why);
+        exports.sessionEnded(why);
+        remote.sessionEnded(reason);
         if (local || outbox.outstanding() == 0) {
             reportEnd();
         } else {
@@ -367,6 +451,7 @@ public final class Session {
             k.cancel(false);
         }
         large.releaseAll();
+        remote.release();
         outbox.release();
     }
 
@@ -498,9 +583,13 @@ public final class Session {
                 outbox.reposted(index, true);
                 large.done(h.correlation(), refusal);
             }
-            case REVOKE, REVOKE_ACK -> {
+            case REVOKE -> {
                 outbox.reposted(index, true);
-                LOG.log(Level.DEBUG, () -> name + ": " + h.kind() + " " + h.correlation());
+                remote.revokedByPeer(h.correlation());
+            }
+            case REVOKE_ACK -> {
+                outbox.reposted(index, true);
+                exports.acknowledged(h.correlation());
             }
         }
     }

@@ -64,11 +64,16 @@ public final class ConnectionDeclarations {
      * @param heartbeatInterval Idle time after which a KEEPALIVE frame goes on each accepted connection, so
      *     that a connection whose peer vanished with the link (its disconnect never arrived) is found and
      *     released. 0 switches it off.
+     * @param concurrency Messages handled at once over all the listener's connections, each on a virtual
+     *     thread; 0: as many as arrive (each connection still sends at most receive-buffers ahead).
+     * @param ordered Whether the messages of each connection are handled one at a time, in the order they
+     *     arrived (the session's lane): a slow message then holds up its own connection's next ones.
      */
     public record Listener(@Nullable String address, @Nullable String device,
             @DefaultValue("7471") @Min(0) @Max(65535) int port, @DefaultValue("16") @Positive int backlog,
             @DefaultValue @Valid PerConnection connection, @Nullable String handler,
-            @DefaultValue("5s") @NotNull Duration heartbeatInterval) {
+            @DefaultValue("5s") @NotNull Duration heartbeatInterval, @DefaultValue("0") @PositiveOrZero int concurrency,
+            @DefaultValue("false") boolean ordered) {
     }
 
     /**
@@ -87,7 +92,8 @@ public final class ConnectionDeclarations {
      * @param heartbeatInterval Idle time after which a KEEPALIVE frame goes, to find a dead link while the
      *     connection is idle: RC has no keepalive, so a cut link is only noticed when a send exhausts its
      *     retries. 0 switches it off.
-     * @param requestTimeout How long a request on this peer waits for its reply, unless the call says.
+     * @param requestTimeout How long a request on this peer waits for its reply (RdmaPeer.requestAsync,
+     *     RdmaTemplate.sendAndReceive), unless the call says.
      * @param reconnect Backoff of the connect attempts (a Resilience4j Retry).
      * @param circuitBreaker Circuit breaker that stops connect attempts for a while after repeated failures.
      */

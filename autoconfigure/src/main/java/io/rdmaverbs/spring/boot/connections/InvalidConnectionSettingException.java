@@ -9,7 +9,7 @@ import io.rdmaverbs.spring.boot.InvalidSettingException;
  */
 public final class InvalidConnectionSettingException extends InvalidSettingException {
 
-    InvalidConnectionSettingException(String property, String problem, String action) {
+    public InvalidConnectionSettingException(String property, String problem, String action) {
         super(property, problem, action);
     }
 }

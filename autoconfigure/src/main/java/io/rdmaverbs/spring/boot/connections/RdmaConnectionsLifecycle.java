@@ -64,6 +64,10 @@ public final class RdmaConnectionsLifecycle implements SmartLifecycle {
                 // As for a required peer: a failed refresh stops no lifecycle, the listening ids would stay.
                 stop();
                 throw failure;
+            } catch (InvalidConnectionSettingException e) {
+                // Its handler, resolved now that every endpoint bean exists: missing, ambiguous or doubly given.
+                stop();
+                throw e;
             }
         }
         List<RdmaPeer> peers = factory.peers();

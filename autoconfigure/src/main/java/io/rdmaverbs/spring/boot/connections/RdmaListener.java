@@ -5,14 +5,18 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionListener;
 import io.rdmaverbs.verbs.connection.ConnectionRequest;
 import io.rdmaverbs.verbs.connection.Connections;
 import io.rdmaverbs.verbs.connection.ListenSpec;
+import io.rdmaverbs.verbs.connection.MessageHandler;
 import io.rdmaverbs.verbs.connection.Session;
 import io.rdmaverbs.verbs.connection.SessionEnd;
+import io.rdmaverbs.verbs.connection.SessionSpec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -21,8 +25,11 @@ import org.springframework.context.ApplicationEventPublisher;
 
 /**
  * A listening CM id declared under {@code rdma.verbs.connections.listeners.<name>}: it accepts every
- * connection request and hands the messages of each accepted connection's {@link Session} to the
- * application's {@link RdmaMessageHandler}. Each accept is logged (INFO, {@code RDMA listener '<name>'
+ * connection request and hands the messages of each accepted connection's {@link Session} to its handler:
+ * the {@link RdmaMessageHandler} bean its {@code handler} property names, else the annotated endpoints
+ * bound to it ({@link ListenerHandlers}), else the application's only {@code RdmaMessageHandler}, resolved
+ * when it starts. Unless declared {@code ordered}, messages are handled on virtual threads, at most
+ * {@code concurrency} at once ({@link HandlerExecutors}). Each accept is logged (INFO, {@code RDMA listener '<name>'
  * accepted <address>}) and published as a {@link RdmaConnectionAcceptedEvent}; a session that ends by
  * itself (the other side disconnected, a work request failed) is logged and its connection released.
  */
@@ -36,7 +43,8 @@ public final class RdmaListener {
     private final InetSocketAddress bindAddress;
     private final ConnectionDeclarations.Listener settings;
     private final Connections connections;
-    private final RdmaMessageHandler handler;
+    /** Resolved when the listener starts: the endpoints that serve it are known only once every bean exists. */
+    private final Supplier<MessageHandler> handler;
     private final ConnectionObserver observer;
     private final ApplicationEventPublisher events;
     private final Map<Connection, Session> sessions = new ConcurrentHashMap<>();
@@ -44,7 +52,7 @@ public final class RdmaListener {
     private volatile boolean stopping;
 
     RdmaListener(String name, InetSocketAddress bindAddress, ConnectionDeclarations.Listener settings,
-            Connections connections, RdmaMessageHandler handler, ConnectionObserver observer,
+            Connections connections, Supplier<MessageHandler> handler, ConnectionObserver observer,
             ApplicationEventPublisher events) {
         this.name = name;
         this.bindAddress = bindAddress;
@@ -89,10 +97,12 @@ public final class RdmaListener {
         }
         stopping = false;
         ConnectionDeclarations.PerConnection connection = settings.connection();
+        SessionSpec session = ConnectionSpecs.session(connection, handler.get(), settings.heartbeatInterval(),
+                SessionSpec.DEFAULT_REQUEST_TIMEOUT);
+        Executor executor = HandlerExecutors.of(name, settings);
         ListenSpec spec = ListenSpec.on(bindAddress).backlog(settings.backlog())
                 .connection(ConnectionSpecs.of(connection))
-                .session(ConnectionSpecs.session(connection, handler, settings.heartbeatInterval(),
-                        io.rdmaverbs.verbs.connection.SessionSpec.DEFAULT_REQUEST_TIMEOUT));
+                .session(executor == null ? session : session.handlerExecutor(executor));
         listening = connections.listen(spec, this::onRequest);
         logger.info("RDMA listener '" + name + "' listening on " + RdmaPeer.format(address()));
     }

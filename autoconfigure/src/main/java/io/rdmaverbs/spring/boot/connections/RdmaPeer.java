@@ -130,6 +130,11 @@ public final class RdmaPeer {
         return settings;
     }
 
+    /** How long a request waits for its reply unless the call says: its {@code request-timeout}. */
+    public Duration requestTimeout() {
+        return settings.requestTimeout();
+    }
+
     /** Whether it is declared {@code required}. */
     public boolean isRequired() {
         return settings.required();

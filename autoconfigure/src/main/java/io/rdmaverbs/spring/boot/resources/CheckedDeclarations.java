@@ -135,6 +135,7 @@ public final class CheckedDeclarations {
             case CM_EVENT_CHANNEL -> "CM event channel";
             case CM_ID -> "CM id";
             case CM_EVENT -> "CM event";
+            case REMOTE_REGION -> "remote region";
         };
     }
 

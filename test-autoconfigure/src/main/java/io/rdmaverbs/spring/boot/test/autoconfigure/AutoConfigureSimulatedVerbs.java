@@ -17,7 +17,9 @@ import org.springframework.core.annotation.AliasFor;
  * provider, the {@code Verbs} graph, every resource declared under {@code rdma.verbs.devices}, the
  * async-event readers, the device circuit breakers and the listeners and peers declared under
  * {@code rdma.verbs.connections} (which connect in the test's JVM when a peer's address is a listener's)
- * are there, as in the application.
+ * with their messaging (the {@code RdmaTemplate}, the {@code @RdmaEndpoint} beans the slice has, and
+ * JSON when the slice brings Jackson) are there, as in the application; {@link SimulatedConnections}
+ * declares such a listener and peer without YAML.
  *
  * <pre>{@code
  * @WebMvcTest(ReplicationController.class)
