@@ -559,10 +559,9 @@ public final class Session {
                 pending.fail(h.correlation(), new RemoteErrorException(name, headers));
             }
             case MESSAGE, REQUEST -> {
-                Deliveries.Place place = deliveries.reserve();
                 MemorySegment payload = buffer.asSlice(h.payloadOffset(), h.length());
                 Map<String, String> headers = h.readHeaders(buffer);
-                deliveries.ready(place, () -> deliver(h.kind() == FrameKind.REQUEST, h.correlation(), payload,
+                deliveries.arrived(() -> deliver(h.kind() == FrameKind.REQUEST, h.correlation(), payload,
                         headers, false, () -> outbox.reposted(index, true)));
             }
             case RENDEZVOUS -> {
