@@ -9,7 +9,8 @@
 #           and send_lat at 64 B over librdmacm, empty polls spinning as perftest's (spin) or, with
 #           SESS_C_WAITS="spin yield", also yielding (what spinning costs on one emulated CPU)
 #   Java    io.rdmaverbs.benchmarks.connection.SessionBench: one connection, one-way messages at each
-#           size from a registered region and from a heap array, WINDOW in flight, then 64 B
+#           size from a registered region and from a heap array, WINDOW in flight, RDMA WRITEs and READs
+#           through a remote region handle on the server's export (the same sizes and sources), then 64 B
 #           request/reply; CPU, allocation and wakeups per message on both sides; what registering a
 #           rendezvous's region costs at the sizes that go by rendezvous
 # Rounds: probe, then SESS_PAIRS pairs of a C round and a Java round (c1 j1 c2 j2 ...): the pairs show
@@ -63,14 +64,17 @@ tests() {
 }
 
 # SessionBench's cases: the JIT warm-up (small messages, then the rendezvous path at 16 KiB), each size
-# from a registered region, then from the heap; the request/reply; the rendezvous's registration.
+# from a registered region, then from the heap, as messages, then RDMA WRITEs, then READs (each case's
+# own warm-up compiles the one-sided path at 64 B); the request/reply; the rendezvous's registration.
 java_cases() {
-  local s n
+  local s n k
   echo "warmup:64:registered:$SESS_JIT_WARMUP warmup:16384:registered:$((SESS_JIT_WARMUP / 4))" \
     "warmup:16384:heap:$((SESS_JIT_WARMUP / 4))"
-  for s in $SESS_SIZES; do
-    n=$(iters "$s")
-    echo "send:$s:registered:$n:$((n / 4 + 10)) send:$s:heap:$n:$((n / 4 + 10))"
+  for k in send write read; do
+    for s in $SESS_SIZES; do
+      n=$(iters "$s")
+      echo "$k:$s:registered:$n:$((n / 4 + 10)) $k:$s:heap:$n:$((n / 4 + 10))"
+    done
   done
   echo "request:64:$SESS_LAT_COUNT:$SESS_LAT_WARMUP"
   for s in $SESS_SIZES; do
@@ -170,8 +174,10 @@ if [ "$mode" = simulated ]; then
   # shellcheck disable=SC2046
   "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$JAR" io.rdmaverbs.benchmarks.connection.SessionBench \
     simulated "$SESS_WINDOW" $(java_cases) | tee "$out/simulated/sessions.txt"
-  for s in $SESS_SIZES; do
-    for src in registered heap; do grep -q "^session send size $s source $src " "$out/simulated/sessions.txt"; done
+  for k in send write read; do
+    for s in $SESS_SIZES; do
+      for src in registered heap; do grep -q "^session $k size $s source $src " "$out/simulated/sessions.txt"; done
+    done
   done
   grep -q '^session request size 64 ' "$out/simulated/sessions.txt"
   echo "simulated smoke run: ok ($out/simulated)"

@@ -1,5 +1,6 @@
 package io.rdmaverbs.benchmarks.connection;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,8 +11,10 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.rdmaverbs.verbs.MemoryRegion;
+import io.rdmaverbs.verbs.RemoteRegion;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.connection.ConnectSpec;
@@ -23,10 +26,12 @@ import io.rdmaverbs.verbs.connection.Session;
 import io.rdmaverbs.verbs.connection.SessionSpec;
 import io.rdmaverbs.verbs.connection.SessionStatistics;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The data plane of a connection through the public {@link Session} API, the Java side of perftest's
- * {@code ib_send_bw} and {@code ib_send_lat} (or of their twin {@code src/main/c/cm_perf.c}): one RC
- * connection of {@link #connectionSpec()}, then each case in turn.
+ * {@code ib_send_bw}, {@code ib_write_bw}, {@code ib_read_bw} and {@code ib_send_lat} (or of their twin
+ * {@code src/main/c/cm_perf.c}): one RC connection of {@link #connectionSpec()}, then each case in turn.
  * <ul>
  * <li>{@code send:SIZE:SOURCE:COUNT:WARMUP}: one-way messages of SIZE bytes, WINDOW in flight (the next
  *     send waits for the future of the one WINDOW before it), the server's handler counting them. SOURCE
@@ -34,6 +39,13 @@ import io.rdmaverbs.verbs.connection.SessionStatistics;
  *     it, or the peer reads it by rendezvous); {@code heap}: a {@code byte[]} (copied once, into a send slot
  *     or a region registered for the transfer). One {@link Message} is made and sent again and again, as
  *     perftest sends from one buffer. Prints messages/s and MiB/s from the first send to the last future.</li>
+ * <li>{@code write:SIZE:SOURCE:COUNT:WARMUP}, {@code read:SIZE:SOURCE:COUNT:WARMUP}: RDMA WRITEs or READs of
+ *     SIZE bytes through a {@link RemoteRegion}, WINDOW in flight as for {@code send}, all at offset 0 of the
+ *     server's export (perftest's write and read tests use one remote buffer too): the server exports a
+ *     registered region of {@link SessionBenchServer#EXPORT_BYTES} once, on a {@code bench: export} request,
+ *     and replies with its key, which the client opens with {@link Session#remoteRegion(byte[])}. SOURCE
+ *     {@code registered}: from or into a region registered on the connection (in place); {@code heap}: a
+ *     {@code byte[]}'s segment (copied once through the session's bounce memory).</li>
  * <li>{@code request:SIZE:COUNT:WARMUP}: request/reply round trips one at a time from a registered slice,
  *     the server replying with as many bytes from its own region; mean, median, p99, min.</li>
  * <li>{@code warmup:SIZE:SOURCE:COUNT}: sends as {@code send} does, untimed, before the cases: the guest's
@@ -50,7 +62,7 @@ import io.rdmaverbs.verbs.connection.SessionStatistics;
  *        SessionBench client ADDRESS PORT WINDOW CASE...
  *        SessionBench simulated WINDOW CASE...          both in this JVM, two simulated hosts: a smoke run
  * </pre>
- * Prints per case one line: {@code session send size S source R count N window W waits X seconds T
+ * Prints per case one line: {@code session send|write|read size S source R count N window W waits X seconds T
  * msgs_per_s M MiB_per_s B client_... server_...}, or {@code session request size S count N mean_us M
  * median_us M p99_us M min_us M client_... server_...}.
  */
@@ -75,6 +87,8 @@ public final class SessionBench {
     private final int window;
     /** The connection's device, whose rxe counters each case reads. */
     private final String device;
+    /** The server's export, opened on the first one-sided case. */
+    private @Nullable RemoteRegion remote;
 
     private SessionBench(Connection connection, int window) {
         this.connection = connection;
@@ -122,7 +136,7 @@ public final class SessionBench {
             }
         } else {
             System.err.println("usage: SessionBench server ADDRESS PORT | SessionBench client ADDRESS PORT WINDOW CASE... | "
-                    + "SessionBench simulated WINDOW CASE...   (CASE: send:SIZE:registered|heap:COUNT:WARMUP, "
+                    + "SessionBench simulated WINDOW CASE...   (CASE: send|write|read:SIZE:registered|heap:COUNT:WARMUP, "
                     + "request:SIZE:COUNT:WARMUP, warmup:SIZE:registered|heap:COUNT, register:SIZE:COUNT)");
             System.exit(2);
         }
@@ -149,12 +163,15 @@ public final class SessionBench {
     private Runnable parse(String spec) {
         String[] f = spec.split(":");
         try {
-            if (f.length == 5 && f[0].equals("send") && (f[2].equals("registered") || f[2].equals("heap"))) {
+            if (f.length == 5 && (f[2].equals("registered") || f[2].equals("heap"))
+                    && List.of("send", "write", "read").contains(f[0])) {
                 int size = Integer.parseInt(f[1]);
                 int count = Integer.parseInt(f[3]);
                 int warmup = Integer.parseInt(f[4]);
                 boolean registered = f[2].equals("registered");
-                return () -> System.out.println(throughput(size, registered, count, warmup));
+                String kind = f[0];
+                return () -> System.out.println(kind.equals("send") ? throughput(size, registered, count, warmup)
+                        : oneSided(kind.equals("write"), size, registered, count, warmup));
             }
             if (f.length == 4 && f[0].equals("warmup") && (f[2].equals("registered") || f[2].equals("heap"))) {
                 int size = Integer.parseInt(f[1]);
@@ -176,7 +193,7 @@ public final class SessionBench {
         } catch (NumberFormatException e) {
             // the usage below says what is expected
         }
-        throw new IllegalArgumentException("not a case: " + spec + " (send:SIZE:registered|heap:COUNT:WARMUP, "
+        throw new IllegalArgumentException("not a case: " + spec + " (send|write|read:SIZE:registered|heap:COUNT:WARMUP, "
                 + "request:SIZE:COUNT:WARMUP, warmup:SIZE:registered|heap:COUNT or register:SIZE:COUNT)");
     }
 
@@ -185,20 +202,55 @@ public final class SessionBench {
     private String throughput(int size, boolean registered, int count, int warmup) {
         try (MemoryRegion region = registered ? registeredPayload(size) : null) {
             Message message = region != null ? Message.of(region.segment().asSlice(0, size)) : Message.of(filled(size));
-            CompletableFuture<?>[] inFlight = new CompletableFuture<?>[window];
-            send(message, inFlight, warmup);
-            mark();
-            ThreadUse.Interval interval = ThreadUse.Interval.start(device);
-            long t0 = System.nanoTime();
-            long waits = send(message, inFlight, count);
-            long t1 = System.nanoTime();
-            String client = interval.perMessage("client", count);
-            String server = mark();
-            double seconds = (t1 - t0) / 1e9;
-            return String.format(Locale.ROOT, "session send size %d source %s count %d window %d waits %d seconds %.3f "
-                    + "msgs_per_s %.1f MiB_per_s %.3f %s %s", size, registered ? "registered" : "heap", count, window,
-                    waits, seconds, count / seconds, (double) size * count / seconds / (1 << 20), client, server);
+            return windowed("send", size, registered, count, warmup, () -> session.send(message));
         }
+    }
+
+    /**
+     * {@code count} operations of {@code op} (after {@code warmup} untimed ones), {@link #window} in flight,
+     * bracketed by marks: the case's line, with both sides' figures per operation.
+     */
+    private String windowed(String kind, int size, boolean registered, int count, int warmup,
+            Supplier<CompletableFuture<?>> op) {
+        CompletableFuture<?>[] inFlight = new CompletableFuture<?>[window];
+        inWindow(op, inFlight, warmup);
+        mark(0);
+        ThreadUse.Interval interval = ThreadUse.Interval.start(device);
+        long t0 = System.nanoTime();
+        long waits = inWindow(op, inFlight, count);
+        long t1 = System.nanoTime();
+        String client = interval.perMessage("client", count);
+        // A one-sided operation reaches no handler of the server: its figures are per operation of the client.
+        String server = mark(kind.equals("send") ? 0 : count);
+        double seconds = (t1 - t0) / 1e9;
+        return String.format(Locale.ROOT, "session %s size %d source %s count %d window %d waits %d seconds %.3f "
+                + "msgs_per_s %.1f MiB_per_s %.3f %s %s", kind, size, registered ? "registered" : "heap", count, window,
+                waits, seconds, count / seconds, (double) size * count / seconds / (1 << 20), client, server);
+    }
+
+    // ---- one-sided operations through the server's export --------------------------------------------
+
+    private String oneSided(boolean write, int size, boolean registered, int count, int warmup) {
+        RemoteRegion target = remote();
+        if (size > target.length()) {
+            throw new IllegalArgumentException("a " + (write ? "write" : "read") + " of " + size
+                    + " bytes is larger than the server's export of " + target.length());
+        }
+        try (MemoryRegion region = registered ? registeredPayload(size) : null) {
+            MemorySegment local = region != null ? region.segment().asSlice(0, size) : MemorySegment.ofArray(filled(size));
+            Supplier<CompletableFuture<?>> op = write ? () -> target.write(0, local) : () -> target.read(0, local);
+            return windowed(write ? "write" : "read", size, registered, count, warmup, op);
+        }
+    }
+
+    /** The server's export, asked for and opened once. */
+    private RemoteRegion remote() {
+        if (remote == null) {
+            byte[] key = session.requestAndWait(Message.empty().withHeader(SessionBenchServer.MARK_HEADER,
+                    SessionBenchServer.EXPORT), MARK_WAIT).toByteArray();
+            remote = session.remoteRegion(key);
+        }
+        return remote;
     }
 
     /**
@@ -210,12 +262,13 @@ public final class SessionBench {
         try (MemoryRegion region = registered ? registeredPayload(size) : null) {
             Message message = region != null ? Message.of(region.segment().asSlice(0, size)) : Message.of(filled(size));
             long t0 = System.nanoTime();
-            send(message, new CompletableFuture<?>[window], count);
+            inWindow(() -> session.send(message), new CompletableFuture<?>[window], count);
             return String.format(Locale.ROOT, "session warmup size %d source %s count %d seconds %.3f", size,
                     registered ? "registered" : "heap", count, (System.nanoTime() - t0) / 1e9);
         }
     }
 
+    /** A region of the connection filled with 1s: the source of sends and writes, the destination of reads. */
     private MemoryRegion registeredPayload(int size) {
         MemoryRegion region = connection.allocateMemory(size, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ));
         region.segment().fill((byte) 1);
@@ -229,12 +282,11 @@ public final class SessionBench {
     }
 
     /**
-     * Sends {@code message} {@code count} times, at most {@link #window} in flight: the next send waits for
-     * the future of the one {@code window} before it; then waits for all. Every send is of the same payload
-     * (perftest's sends all come from one buffer too), which none of them changes. Returns how many of the
-     * waits blocked.
+     * Runs {@code op} {@code count} times, at most {@link #window} in flight: the next one waits for the
+     * future of the one {@code window} before it; then waits for all. Every operation is of the same local
+     * memory (perftest's all use one buffer too). Returns how many of the waits blocked.
      */
-    private long send(Message message, CompletableFuture<?>[] inFlight, int count) {
+    private long inWindow(Supplier<CompletableFuture<?>> op, CompletableFuture<?>[] inFlight, int count) {
         long waits = 0;
         for (int i = 0; i < count; i++) {
             int slot = i % window;
@@ -245,7 +297,7 @@ public final class SessionBench {
                 }
                 f.join();
             }
-            inFlight[slot] = session.send(message);
+            inFlight[slot] = op.get();
         }
         for (int i = 0; i < window; i++) {
             if (inFlight[i] != null) {
@@ -266,7 +318,7 @@ public final class SessionBench {
             for (int i = 0; i < warmup; i++) {
                 session.request(request).join();
             }
-            mark();
+            mark(0);
             ThreadUse.Interval interval = ThreadUse.Interval.start(device);
             for (int i = 0; i < count; i++) {
                 long t0 = System.nanoTime();
@@ -277,7 +329,7 @@ public final class SessionBench {
                 }
             }
             String client = interval.perMessage("client", count);
-            String server = mark();
+            String server = mark(0);
             long sum = Arrays.stream(rtt).sum();
             Arrays.sort(rtt);
             return String.format(Locale.ROOT, "session request size %d count %d mean_us %.2f median_us %.2f p99_us %.2f "
@@ -314,9 +366,15 @@ public final class SessionBench {
                 closedSum / 1e3 / count, closed[count / 2] / 1e3);
     }
 
-    /** The server's figures since its previous mark; this call starts its next interval. */
-    private String mark() {
-        return session.requestAndWait(Message.empty().withHeader(SessionBenchServer.MARK_HEADER, SessionBenchServer.MARK),
-                MARK_WAIT).asString();
+    /**
+     * The server's figures since its previous mark, per message its handler saw, or per {@code operations}
+     * if not 0 (one-sided ones, which it never sees); this call starts its next interval.
+     */
+    private String mark(int operations) {
+        Message mark = Message.empty().withHeader(SessionBenchServer.MARK_HEADER, SessionBenchServer.MARK);
+        if (operations > 0) {
+            mark = mark.withHeader(SessionBenchServer.OPERATIONS_HEADER, Integer.toString(operations));
+        }
+        return session.requestAndWait(mark, MARK_WAIT).asString();
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.attr.RemoteAccess;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionListener;
 import io.rdmaverbs.verbs.connection.Connections;
@@ -25,12 +26,19 @@ import io.rdmaverbs.verbs.connection.SessionSpec;
  * the default) counts every one-way message, answers every plain request with as many bytes from a
  * region registered on the connection (a zero-copy reply), and answers a request with the header
  * {@code bench: mark} with what this JVM spent since the previous mark ({@link ThreadUse.Interval}), per
- * message handled in between. Serves until its first connection ends.
+ * message handled in between (or per {@code operations} of the header, when the client did one-sided ones),
+ * and a request with {@code bench: export} with the key of a region of {@link #EXPORT_BYTES} registered on
+ * the connection, exported for RDMA READ and WRITE. Serves until its first connection ends.
  */
 final class SessionBenchServer {
 
     static final String MARK_HEADER = "bench";
     static final String MARK = "mark";
+    static final String EXPORT = "export";
+    /** On a mark after one-sided operations: how many the client did since the previous mark. */
+    static final String OPERATIONS_HEADER = "operations";
+    /** The one-sided cases' target: their largest size. */
+    static final int EXPORT_BYTES = 1 << 20;
     private static final int REPLY_BYTES = 64 << 10;
 
     private final AtomicLong messages = new AtomicLong();
@@ -38,13 +46,19 @@ final class SessionBenchServer {
     private volatile ThreadUse.Interval markedAt = ThreadUse.Interval.start(null);
     private volatile long messagesAtMark;
 
-    /** A region of the connection for replies, and the last reply made from it (one per request size). */
+    /**
+     * A region of the connection for replies, and the last reply made from it (one per request size); the
+     * region the client writes and reads.
+     */
     private static final class Replies {
         final MemoryRegion region;
+        final MemoryRegion exported;
         Message last = Message.empty();
 
-        Replies(MemoryRegion region) {
-            this.region = region;
+        Replies(Connection c) {
+            this.region = c.allocateMemory(REPLY_BYTES, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ));
+            this.exported = c.allocateMemory(EXPORT_BYTES, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ,
+                    AccessFlag.REMOTE_WRITE));
         }
 
         Message of(long length) {
@@ -68,8 +82,7 @@ final class SessionBenchServer {
                 ConnectionListener listener = cm.listen(ListenSpec.on(address).backlog(1)
                         .connection(SessionBench.connectionSpec()).session(session), request -> {
                             Connection c = request.accept();
-                            replies.put(c, new Replies(c.allocateMemory(REPLY_BYTES,
-                                    EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ))));
+                            replies.put(c, new Replies(c));
                             first.complete(c);
                         })) {
             System.out.println("listening on " + listener.address());
@@ -86,8 +99,15 @@ final class SessionBenchServer {
             messages.incrementAndGet();
             return;
         }
-        if (MARK.equals(m.message().header(MARK_HEADER))) {
-            m.reply(Message.of(mark(deviceOf(m.session().connection()))));
+        String bench = m.message().header(MARK_HEADER);
+        if (MARK.equals(bench)) {
+            String operations = m.message().header(OPERATIONS_HEADER);
+            m.reply(Message.of(mark(deviceOf(m.session().connection()), operations == null ? 0 : Long.parseLong(operations))));
+            return;
+        }
+        if (EXPORT.equals(bench)) {
+            MemoryRegion target = replies.get(m.session().connection()).exported;
+            m.reply(Message.of(m.session().export(target, EnumSet.of(RemoteAccess.READ, RemoteAccess.WRITE)).toByteArray()));
             return;
         }
         messages.incrementAndGet();
@@ -100,11 +120,14 @@ final class SessionBenchServer {
         return context == null ? "" : context.device().name();
     }
 
-    /** What was spent since the last mark, per message handled since: a line of ThreadUse's words. */
-    private String mark(String device) {
+    /**
+     * What was spent since the last mark, per message handled since (or per one of {@code operations}, if not
+     * 0): a line of ThreadUse's words.
+     */
+    private String mark(String device, long operations) {
         long n = messages.get();
         long handled = n - messagesAtMark;
-        String line = "server_msgs " + handled + " " + markedAt.perMessage("server", handled);
+        String line = "server_msgs " + handled + " " + markedAt.perMessage("server", operations > 0 ? operations : handled);
         markedAt = ThreadUse.Interval.start(device);
         messagesAtMark = n;
         System.out.println("mark " + line);

@@ -17,6 +17,12 @@ public final class ConnectionBuffers {
     private final int receiveSize;
     private final int sendCount;
     private final int sendSize;
+    /**
+     * Each buffer's segment, sliced once: the session looks a receive buffer up per completion, and a slice
+     * made then would be an allocation per message (the guests' C1 does not eliminate it).
+     */
+    private final MemorySegment[] receiveBuffers;
+    private final MemorySegment[] sendBuffers;
 
     ConnectionBuffers(MemoryRegion region, ConnectionSpec spec) {
         this.region = region;
@@ -24,6 +30,14 @@ public final class ConnectionBuffers {
         this.receiveSize = spec.receiveBufferSize();
         this.sendCount = spec.sendBufferCount();
         this.sendSize = spec.sendBufferSize();
+        this.receiveBuffers = new MemorySegment[receiveCount];
+        for (int i = 0; i < receiveCount; i++) {
+            receiveBuffers[i] = region.segment().asSlice(receiveOffset(i), receiveSize);
+        }
+        this.sendBuffers = new MemorySegment[sendCount];
+        for (int i = 0; i < sendCount; i++) {
+            sendBuffers[i] = region.segment().asSlice(sendOffset(i), sendSize);
+        }
     }
 
     /** The one region all buffers are in (its lkey goes into every work request). */
@@ -61,11 +75,11 @@ public final class ConnectionBuffers {
 
     /** Receive buffer {@code index}: what a receive with that work request id was filled with. */
     public MemorySegment receiveBuffer(int index) {
-        return region.segment().asSlice(receiveOffset(index), receiveSize);
+        return receiveBuffers[Objects.checkIndex(index, receiveCount)];
     }
 
     /** Send buffer {@code index}, to fill before posting a send from it. */
     public MemorySegment sendBuffer(int index) {
-        return region.segment().asSlice(sendOffset(index), sendSize);
+        return sendBuffers[Objects.checkIndex(index, sendCount)];
     }
 }

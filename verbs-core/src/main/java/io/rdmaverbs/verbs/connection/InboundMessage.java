@@ -3,7 +3,8 @@ package io.rdmaverbs.verbs.connection;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A message or request a {@link Session} received, as its {@link MessageHandler} sees it.
@@ -18,11 +19,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class InboundMessage {
 
+    private static final VarHandle ANSWERED;
+
+    static {
+        try {
+            ANSWERED = MethodHandles.lookup().findVarHandle(InboundMessage.class, "answered", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Session session;
     private final boolean request;
     private final long correlation;
     private final Message message;
-    private final AtomicBoolean answered = new AtomicBoolean();
+    /** Set once, by the one answer: a field, not an AtomicBoolean, since one of these is made per message. */
+    private volatile boolean answered;
 
     InboundMessage(Session session, boolean request, long correlation, Message message) {
         this.session = session;
@@ -61,7 +73,7 @@ public final class InboundMessage {
 
     /** Whether the request was answered (or the message is one-way and needs no answer). */
     public boolean isAnswered() {
-        return !request || answered.get();
+        return !request || answered;
     }
 
     /**
@@ -97,14 +109,14 @@ public final class InboundMessage {
 
     /** Claims the one answer; false when it was given already. Used where the handler's exception answers. */
     boolean claimQuietly() {
-        return request && answered.compareAndSet(false, true);
+        return request && ANSWERED.compareAndSet(this, false, true);
     }
 
     private void claim(String what) {
         if (!request) {
             throw new IllegalStateException("cannot " + what + " a one-way message on " + session);
         }
-        if (!answered.compareAndSet(false, true)) {
+        if (!ANSWERED.compareAndSet(this, false, true)) {
             throw new IllegalStateException("request " + correlation + " on " + session + " was answered already");
         }
     }

@@ -70,6 +70,8 @@ public final class Session {
     private final SessionStatistics statistics = new SessionStatistics();
     private final PendingRequests pending;
     private final Deliveries deliveries = new Deliveries();
+    /** Per receive buffer, what posts it again once its message was handled: made once, not per message. */
+    private final Runnable[] reposts;
     private final LargeTransfers large;
     private final Exports exports;
     private final RemoteRegions remote;
@@ -93,6 +95,11 @@ public final class Session {
         this.timers = timers;
         this.handlers = spec.handlerExecutor() != null ? spec.handlerExecutor() : lane;
         this.outbox = new Outbox(this, connection.queuePair(), connection.buffers(), readResources);
+        this.reposts = new Runnable[connection.buffers().receiveCount()];
+        for (int i = 0; i < reposts.length; i++) {
+            int index = i;
+            reposts[i] = () -> outbox.reposted(index, true);
+        }
         this.pending = new PendingRequests(name, statistics, timers);
         this.large = new LargeTransfers(this, connection, outbox, workers);
         this.exports = new Exports(this, connection, outbox, workers);
@@ -559,11 +566,11 @@ public final class Session {
                 pending.fail(h.correlation(), new RemoteErrorException(name, headers));
             }
             case MESSAGE, REQUEST -> {
-                Deliveries.Place place = deliveries.reserve();
                 MemorySegment payload = buffer.asSlice(h.payloadOffset(), h.length());
                 Map<String, String> headers = h.readHeaders(buffer);
-                deliveries.ready(place, () -> deliver(h.kind() == FrameKind.REQUEST, h.correlation(), payload,
-                        headers, false, () -> outbox.reposted(index, true)));
+                Runnable repost = reposts[index];
+                deliveries.arrived(() -> deliver(h.kind() == FrameKind.REQUEST, h.correlation(), payload,
+                        headers, false, repost));
             }
             case RENDEZVOUS -> {
                 RendezvousDescriptor d;

@@ -139,6 +139,9 @@ class ConnectionsTest {
         assertThat(completion(c, WcOpcode.SEND)).isEqualTo(77);
         long buffer = completion(s, WcOpcode.RECV);
         assertThat(crc(s.buffers().receiveBuffer((int) buffer), message.length)).isEqualTo(sent);
+        assertThat(s.buffers().receiveBuffer((int) buffer)).as("sliced once, not per receive")
+                .isSameAs(s.buffers().receiveBuffer((int) buffer));
+        assertThat(c.buffers().sendBuffer(0)).isSameAs(c.buffers().sendBuffer(0));
         s.postReceive((int) buffer);
     }
 
