@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs.connection;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.EnumSet;
 
 import io.rdmaverbs.verbs.MemoryRegion;
@@ -13,14 +12,19 @@ import org.jspecify.annotations.Nullable;
 /**
  * Registered memory for the one-sided operations whose local buffer is not in a region of the connection's
  * PD (a heap segment, a buffer registered elsewhere, an atomic's 8-byte result): the data is copied once,
- * through it. {@value #SLOTS} slots of {@value #SLOT_BYTES} bytes in one region, registered on first use;
- * a larger operation, or one that finds every slot taken, gets a region of its own, deregistered when it
- * completes. Register the memory with the connection to avoid both the copy and that registration.
+ * through it. One region, registered on first use, holds {@value #SMALL_SLOTS} slots of
+ * {@value #SMALL_SLOT_BYTES} bytes (as many as a session has operations in flight at its default depth,
+ * so that small operations never register memory of their own) and {@value #SLOTS} of {@value #SLOT_BYTES};
+ * a larger operation, or one that finds every slot it fits taken, gets a region of its own, deregistered
+ * when it completes. Register the memory with the connection to avoid both the copy and that registration.
  */
 final class BounceBuffers {
 
     static final int SLOT_BYTES = 64 << 10;
     static final int SLOTS = 16;
+    static final int SMALL_SLOT_BYTES = 4 << 10;
+    static final int SMALL_SLOTS = 128;
+    private static final long SMALL_BASE = (long) SLOTS * SLOT_BYTES;
 
     /** Local memory of one operation: a slot, or a region of its own ({@code slot} -1). */
     record Bounce(MemoryRegion region, long offset, MemorySegment segment, int slot) {
@@ -29,7 +33,11 @@ final class BounceBuffers {
     private final Connection connection;
     private final ProtectionDomain pd;
     private final String name;
-    private final ArrayDeque<Integer> free = new ArrayDeque<>();
+    /** Free slots, as stacks: large ones 0..SLOTS-1, small ones SLOTS.. after them. */
+    private final int[] freeLarge = new int[SLOTS];
+    private final int[] freeSmall = new int[SMALL_SLOTS];
+    private int largeCount;
+    private int smallCount;
     private @Nullable MemoryRegion slots;
     private boolean released;
 
@@ -46,22 +54,32 @@ final class BounceBuffers {
                 throw new IllegalStateException(name + ": the connection's buffers were released");
             }
             if (bytes <= SLOT_BYTES) {
-                if (slots == null) {
-                    slots = pd.allocateMemory((long) SLOTS * SLOT_BYTES, EnumSet.of(AccessFlag.LOCAL_WRITE),
-                            name + "/bounce");
+                MemoryRegion region = slots;
+                if (region == null) {
+                    region = pd.allocateMemory(SMALL_BASE + (long) SMALL_SLOTS * SMALL_SLOT_BYTES,
+                            EnumSet.of(AccessFlag.LOCAL_WRITE), name + "/bounce");
+                    slots = region;
                     for (int i = 0; i < SLOTS; i++) {
-                        free.add(i);
+                        freeLarge[largeCount++] = i;
+                    }
+                    for (int i = 0; i < SMALL_SLOTS; i++) {
+                        freeSmall[smallCount++] = SLOTS + i;
                     }
                 }
-                Integer slot = free.pollFirst();
-                if (slot != null) {
-                    long offset = (long) slot * SLOT_BYTES;
-                    return new Bounce(slots, offset, slots.segment().asSlice(offset, bytes), slot);
+                int slot = bytes <= SMALL_SLOT_BYTES && smallCount > 0 ? freeSmall[--smallCount]
+                        : largeCount > 0 ? freeLarge[--largeCount] : -1;
+                if (slot >= 0) {
+                    long offset = offsetOf(slot);
+                    return new Bounce(region, offset, region.segment().asSlice(offset, bytes), slot);
                 }
             }
         }
         MemoryRegion own = pd.allocateMemory(bytes, EnumSet.of(AccessFlag.LOCAL_WRITE), name + "/bounce-" + bytes);
         return new Bounce(own, 0, own.segment().asSlice(0, bytes), -1);
+    }
+
+    private static long offsetOf(int slot) {
+        return slot < SLOTS ? (long) slot * SLOT_BYTES : SMALL_BASE + (long) (slot - SLOTS) * SMALL_SLOT_BYTES;
     }
 
     void give(Bounce b) {
@@ -71,7 +89,11 @@ final class BounceBuffers {
         }
         synchronized (this) {
             if (!released) {
-                free.add(b.slot());
+                if (b.slot() < SLOTS) {
+                    freeLarge[largeCount++] = b.slot();
+                } else {
+                    freeSmall[smallCount++] = b.slot();
+                }
             }
         }
     }
@@ -83,7 +105,8 @@ final class BounceBuffers {
             released = true;
             r = slots;
             slots = null;
-            free.clear();
+            largeCount = 0;
+            smallCount = 0;
         }
         connection.deregisterQuietly(r);
     }

@@ -1,9 +1,15 @@
 package io.rdmaverbs.verbs.connection;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.rdmaverbs.verbs.CloseRefusedException;
@@ -12,6 +18,8 @@ import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.RemoteRegion;
 import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.Verbs;
+import io.rdmaverbs.verbs.VerbsListener;
+import io.rdmaverbs.verbs.VerbsResource;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.RemoteAccess;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
@@ -26,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The owner's side of one-sided RDMA between two simulated hosts, where the scenarios cannot reach: a
- * revocation asked for on the completion thread that would deliver its ACK, and {@link Session#revoke}.
+ * revocation asked for on the completion thread that would deliver its ACK, {@link Session#revoke}, and the
+ * bounce memory of a window of heap operations.
  */
 class ExportsTest {
 
@@ -40,7 +49,7 @@ class ExportsTest {
     private final Connections server = Connections.on(serverVerbs, "server");
     private final Connections client = Connections.on(clientVerbs, "client");
     /** The client answers a request only once this is counted down. */
-    private final java.util.concurrent.CountDownLatch cue = new java.util.concurrent.CountDownLatch(1);
+    private final CountDownLatch cue = new CountDownLatch(1);
 
     @AfterEach
     void closeAll() {
@@ -113,16 +122,49 @@ class ExportsTest {
         owner.revoke(first);
 
         assertThat(owner.exports()).extracting(e -> e.id()).containsExactly(second.exportId());
-        assertThatThrownBy(() -> readable.read(0, java.lang.foreign.MemorySegment.ofArray(new byte[8])))
+        assertThatThrownBy(() -> readable.read(0, MemorySegment.ofArray(new byte[8])))
                 .isInstanceOf(ResourceClosedException.class).hasMessageContaining("revoked by the peer at");
         assertThatThrownBy(() -> pair[1].remoteRegion(first)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("was revoked by the peer");
-        writable.write(0, java.lang.foreign.MemorySegment.ofArray(new byte[] {1, 2, 3}))
+        writable.write(0, MemorySegment.ofArray(new byte[] {1, 2, 3}))
                 .get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        assertThat(region.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 1026)).isEqualTo((byte) 3);
+        assertThat(region.segment().get(ValueLayout.JAVA_BYTE, 1026)).isEqualTo((byte) 3);
 
         owner.revoke(second);
         region.close();
         assertThat(region.isClosed()).as("no export left: a strict close goes ahead").isTrue();
+    }
+
+    @Test
+    void aWindowOfSmallHeapReadsCopiesThroughTheBounceRegionAloneRegisteringNothingPerOperation() throws Exception {
+        Session[] pair = connected();
+        MemoryRegion region = pair[0].connection().allocateMemory(64 * 128, EnumSet.of(AccessFlag.LOCAL_WRITE,
+                AccessFlag.REMOTE_READ));
+        for (int i = 0; i < 128; i++) {
+            region.segment().set(ValueLayout.JAVA_BYTE, 64L * i, (byte) i);
+        }
+        RemoteRegion handle = pair[1].remoteRegion(pair[0].export(region, EnumSet.of(RemoteAccess.READ)));
+        List<String> registered = new CopyOnWriteArrayList<>();
+        clientVerbs.addListener(new VerbsListener() {
+            @Override
+            public void created(VerbsResource resource) {
+                if (resource instanceof MemoryRegion) {
+                    registered.add(resource.name());
+                }
+            }
+        });
+
+        byte[][] into = new byte[128][64];
+        List<CompletableFuture<?>> reads = new ArrayList<>();
+        for (int i = 0; i < 128; i++) {
+            reads.add(handle.read(64L * i, MemorySegment.ofArray(into[i])));
+        }
+        CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+        for (int i = 0; i < 128; i++) {
+            assertThat(into[i][0]).isEqualTo((byte) i);
+        }
+        assertThat(registered).as("one bounce region for the 128 reads in flight, no region per read")
+                .singleElement().asString().endsWith("/bounce");
     }
 }
