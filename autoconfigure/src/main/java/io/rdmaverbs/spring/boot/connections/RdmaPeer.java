@@ -148,6 +148,16 @@ public final class RdmaPeer {
     }
 
     /**
+     * The current session, for what it offers beyond messages: memory registered on its connection and
+     * exported to the other side ({@code Session.export}), statistics.
+     *
+     * @throws RdmaPeerUnavailableException while the peer is not connected
+     */
+    public Session connectedSession() {
+        return connected();
+    }
+
+    /**
      * Waits until the peer is connected.
      *
      * @return whether it is connected; {@code false} after the timeout or once it stopped
