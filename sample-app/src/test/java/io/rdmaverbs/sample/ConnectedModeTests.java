@@ -126,8 +126,9 @@ class ConnectedModeTests {
         assertThat(peer.awaitConnected(Duration.ofSeconds(10))).isTrue();
         int regionsBefore = memoryRegions();
 
-        Map<String, Object> run = client().post().uri("/rdma/connected/echo/one-sided" + (size == 0 ? "" : "?size=" + size))
-                .retrieve().body(new ParameterizedTypeReference<>() { });
+        String query = size == 0 ? "" : "?size=" + size;
+        Map<String, Object> run = client().post().uri("/rdma/connected/echo/one-sided" + query).retrieve()
+                .body(new ParameterizedTypeReference<>() { });
 
         int bytes = size == 0 ? 1 << 20 : size;
         assertThat(run).containsEntry("peer", "echo").containsEntry("bytes", bytes).containsEntry("ok", true)
@@ -138,7 +139,8 @@ class ConnectedModeTests {
                     .satisfies(r -> assertThat(r.get("readCrc32")).isEqualTo(r.get("crc32")));
         }
         assertThat(((Map<?, ?>) run.get("listenerRead")).get("crc32"))
-                .as("the two regions hold different patterns").isNotEqualTo(((Map<?, ?>) run.get("peerRead")).get("crc32"));
+                .as("the two regions hold different patterns")
+                .isNotEqualTo(((Map<?, ?>) run.get("peerRead")).get("crc32"));
         assertThat(memoryRegions()).as("MRs on the device after the call").isEqualTo(regionsBefore);
         assertThat(peer.session().orElseThrow().exports()).isEmpty();
         assertThat(peer.session().orElseThrow().remoteRegions()).isEmpty();

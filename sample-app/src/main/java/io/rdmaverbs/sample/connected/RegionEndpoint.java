@@ -67,7 +67,8 @@ class RegionEndpoint {
     void release(RemoteKey key) {
         MemoryRegion region = offered.remove(key);
         if (region == null) {
-            throw new IllegalArgumentException(key + " is not exported here (released already, or its connection ended)");
+            throw new IllegalArgumentException(key + " is not exported here (released already, or its connection "
+                    + "ended)");
         }
         region.close(ClosePolicy.CASCADE);
     }

@@ -93,9 +93,10 @@ public interface RdmaOperations {
      * Opens a key the peer exported ({@code Session.export} on its side, the key's bytes sent to this side in
      * any message) on the peer's current session: a handle for RDMA READ, WRITE, compare-and-swap and
      * fetch-and-add on that memory, each a future, with bounds, alignment and access checked before posting.
-     * The handle belongs to that session: when the connection is lost, the peer revokes the export or closes
-     * the region, it is closed, and every call on it throws {@code ResourceClosedException} saying why; after
-     * a reconnect the peer must export again. Close it ({@code close()}) when done.
+     * The handle belongs to that session. It is closed, and every call on it throws
+     * {@code ResourceClosedException} saying why, when the peer revokes the export or closes its region, and
+     * when the connection is lost: after a reconnect the old key does not open, the peer must export again.
+     * Close the handle ({@code close()}) when done.
      *
      * @throws IllegalArgumentException when no such peer is declared, for bytes that are no remote key, a key
      *     of another session (one from before a reconnect) or a revoked one
@@ -105,7 +106,7 @@ public interface RdmaOperations {
         return remoteRegion(peer, RemoteKey.unpack(key));
     }
 
-    /** {@link #remoteRegion(String, byte[])} of a key a converter read ({@code RemoteKey.class} as the reply type). */
+    /** {@link #remoteRegion(String, byte[])} of a key a converter read ({@code RemoteKey.class} as reply type). */
     RemoteRegion remoteRegion(String peer, RemoteKey key);
 
     /**

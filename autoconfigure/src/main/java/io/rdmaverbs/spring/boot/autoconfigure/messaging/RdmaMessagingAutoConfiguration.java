@@ -39,10 +39,10 @@ import org.springframework.core.convert.support.DefaultConversionService;
 
 /**
  * Messaging on the declared listeners and peers, wiring only: the {@link RdmaTemplate}, the converters
- * (the application's {@link RdmaMessageConverter} beans first, then remote keys, bytes, text and, with Jackson 3, JSON
- * through Boot's {@code JsonMapper}), the endpoint registry and the post-processor that fills it, the error
- * handler of one-way messages (the application's {@link RdmaErrorHandler}, or the default one with its
- * {@link RdmaMessageRecoverer}), and the observations when the application has an
+ * (the application's {@link RdmaMessageConverter} beans first, then remote keys, bytes, text and, with
+ * Jackson 3, JSON through Boot's {@code JsonMapper}), the endpoint registry and the post-processor that
+ * fills it, the error handler of one-way messages (the application's {@link RdmaErrorHandler}, or the
+ * default one with its {@link RdmaMessageRecoverer}), and the observations when the application has an
  * {@link ObservationRegistry}. On whenever connections are declared, unless
  * {@code rdma.verbs.messaging.enabled=false}.
  */

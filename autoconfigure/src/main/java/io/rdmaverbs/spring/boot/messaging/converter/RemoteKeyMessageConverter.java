@@ -33,7 +33,8 @@ public final class RemoteKeyMessageConverter implements RdmaMessageConverter {
 
     @Override
     public Message write(Object payload) {
-        return Message.of(((RemoteKey) payload).toByteArray()).withHeader(RdmaMessageHeaders.CONTENT_TYPE, CONTENT_TYPE);
+        return Message.of(((RemoteKey) payload).toByteArray())
+                .withHeader(RdmaMessageHeaders.CONTENT_TYPE, CONTENT_TYPE);
     }
 
     @Override

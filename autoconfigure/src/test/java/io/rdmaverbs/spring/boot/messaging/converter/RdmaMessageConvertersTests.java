@@ -104,8 +104,9 @@ class RdmaMessageConvertersTests {
 
     /** A key as {@code RemoteKey}'s javadoc lays it out: export 7 of 4096 bytes, READ and WRITE, rkey 0x2af. */
     private static byte[] packedKey(int magic) {
-        return ByteBuffer.allocate(RemoteKey.BYTES).putInt(magic).put((byte) 1).put((byte) 0b011).putShort((short) 0x1111)
-                .putShort((short) 0x2222).putShort((short) 0).putInt(0x2af).putLong(7).putLong(0x10000).putLong(4096)
+        return ByteBuffer.allocate(RemoteKey.BYTES).putInt(magic).put((byte) 1).put((byte) 0b011)
+                .putShort((short) 0x1111).putShort((short) 0x2222).putShort((short) 0).putInt(0x2af).putLong(7)
+                .putLong(0x10000).putLong(4096)
                 .array();
     }
 }
