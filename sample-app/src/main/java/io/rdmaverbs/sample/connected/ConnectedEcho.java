@@ -54,6 +54,8 @@ public class ConnectedEcho {
             throw new IllegalArgumentException("size " + size + " is above the connection's max-message-size of " + max
                     + " bytes");
         }
+        // A large message waits longer: a second per MiB more, what soft-RoCE under emulation may take both ways.
+        Duration replyWait = REPLY_WAIT.plusSeconds(size >> 20);
         int sent = 0;
         int echoed = 0;
         int mismatches = 0;
@@ -63,7 +65,7 @@ public class ConnectedEcho {
             byte[] message = message(random, size);
             byte[] echo;
             try {
-                echo = template.convertSendAndReceive(name, "echo", message, byte[].class, REPLY_WAIT);
+                echo = template.convertSendAndReceive(name, "echo", message, byte[].class, replyWait);
                 sent++;
             } catch (RdmaPeerUnavailableException e) {
                 if (sent == 0 && errors.isEmpty()) {

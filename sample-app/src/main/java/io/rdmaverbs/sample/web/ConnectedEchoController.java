@@ -4,6 +4,8 @@ import java.util.Map;
 
 import io.rdmaverbs.sample.connected.ConnectedEcho;
 import io.rdmaverbs.sample.connected.EchoRun;
+import io.rdmaverbs.sample.connected.OneSidedExchange;
+import io.rdmaverbs.sample.connected.OneSidedRun;
 import io.rdmaverbs.spring.boot.connections.RdmaPeerUnavailableException;
 
 import org.springframework.http.HttpStatus;
@@ -17,22 +19,31 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /rdma/connected/{peer}?count=N&size=S}: N messages of S bytes to the peer's listener, each
- * echo checked by its CRC32. 503 with the peer's state and last error while it is not connected.
+ * echo checked by its CRC32. {@code POST /rdma/connected/{peer}/one-sided?size=S}: each side reads the
+ * other's exported region of S bytes (1 MiB unless given) with RDMA READ and checks its CRC32. 503 with the
+ * peer's state and last error while it is not connected; 400 for a bad count or size.
  */
 @RestController
 @RequestMapping("/rdma/connected")
 class ConnectedEchoController {
 
     private final ConnectedEcho echo;
+    private final OneSidedExchange oneSided;
 
-    ConnectedEchoController(ConnectedEcho echo) {
+    ConnectedEchoController(ConnectedEcho echo, OneSidedExchange oneSided) {
         this.echo = echo;
+        this.oneSided = oneSided;
     }
 
     @PostMapping("/{peer}")
     EchoRun echo(@PathVariable String peer, @RequestParam(defaultValue = "10") int count,
             @RequestParam(defaultValue = "64") int size) {
         return echo.echo(peer, count, size);
+    }
+
+    @PostMapping("/{peer}/one-sided")
+    OneSidedRun oneSided(@PathVariable String peer, @RequestParam(defaultValue = "1048576") int size) {
+        return oneSided.exchange(peer, size);
     }
 
     @ExceptionHandler(RdmaPeerUnavailableException.class)

@@ -16,11 +16,13 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.resilience4j.retry.Retry;
 import io.rdmaverbs.spring.boot.resilience.AttemptGuard;
+import io.rdmaverbs.verbs.RemoteRegion;
 import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionRejectedException;
 import io.rdmaverbs.verbs.connection.Message;
 import io.rdmaverbs.verbs.connection.RemoteErrorException;
+import io.rdmaverbs.verbs.connection.RemoteKey;
 import io.rdmaverbs.verbs.connection.Session;
 import io.rdmaverbs.verbs.connection.SessionEnd;
 import org.apache.commons.logging.Log;
@@ -146,6 +148,16 @@ public final class RdmaPeer {
     }
 
     /**
+     * The current session, for what it offers beyond messages: memory registered on its connection and
+     * exported to the other side ({@code Session.export}), statistics.
+     *
+     * @throws RdmaPeerUnavailableException while the peer is not connected
+     */
+    public Session connectedSession() {
+        return connected();
+    }
+
+    /**
      * Waits until the peer is connected.
      *
      * @return whether it is connected; {@code false} after the timeout or once it stopped
@@ -216,6 +228,26 @@ public final class RdmaPeer {
         try {
             return current.request(message, timeout)
                     .exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(e)));
+        } catch (ResourceClosedException e) {
+            throw unavailable(e);
+        }
+    }
+
+    /**
+     * Opens a key the other side exported on the current session ({@code Session.export}, its bytes sent
+     * in a reply): a handle for RDMA READ, WRITE and atomics on that memory. The handle belongs to that
+     * session: when the connection is lost it is closed (every call then throws
+     * {@link ResourceClosedException}), and after the reconnect a new key must be asked for, since a key is
+     * valid on the connection it was exported on only.
+     *
+     * @throws RdmaPeerUnavailableException when the peer is not connected
+     * @throws IllegalArgumentException for a key of another session (one from before a reconnect), of this
+     *     side, or one the other side revoked
+     */
+    public RemoteRegion remoteRegion(RemoteKey key) {
+        Session current = connected();
+        try {
+            return current.remoteRegion(key);
         } catch (ResourceClosedException e) {
             throw unavailable(e);
         }

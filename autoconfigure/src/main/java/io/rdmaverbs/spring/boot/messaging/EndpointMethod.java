@@ -17,6 +17,7 @@ import io.rdmaverbs.spring.boot.messaging.converter.RdmaMessageConverters;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.InboundMessage;
 import io.rdmaverbs.verbs.connection.Message;
+import io.rdmaverbs.verbs.connection.RemoteKey;
 import io.rdmaverbs.verbs.connection.Session;
 
 import org.jspecify.annotations.Nullable;
@@ -128,10 +129,10 @@ final class EndpointMethod {
                 && type != Connection.class;
     }
 
-    /** Payload types that are bytes or text: no data binding. */
+    /** Payload types that are bytes, text or a remote key: no data binding. */
     static boolean isRaw(Class<?> type) {
         return type == byte[].class || type == ByteBuffer.class || type == MemorySegment.class || type == String.class
-                || type == Message.class || type.isPrimitive();
+                || type == Message.class || type == RemoteKey.class || type.isPrimitive();
     }
 
     /** What the method replies: its return type, or the value type of a {@code CompletionStage}. */

@@ -21,8 +21,10 @@ import io.rdmaverbs.spring.boot.messaging.observation.RdmaMessagingObservation;
 import io.rdmaverbs.spring.boot.messaging.observation.RdmaMessagingObservation.Outcome;
 import io.rdmaverbs.spring.boot.messaging.observation.RdmaSenderContext;
 import io.rdmaverbs.spring.boot.messaging.observation.RdmaSenderObservationConvention;
+import io.rdmaverbs.verbs.RemoteRegion;
 import io.rdmaverbs.verbs.connection.Message;
 import io.rdmaverbs.verbs.connection.RemoteErrorException;
+import io.rdmaverbs.verbs.connection.RemoteKey;
 
 import org.jspecify.annotations.Nullable;
 
@@ -128,6 +130,23 @@ public final class RdmaTemplate implements RdmaOperations {
     public <T> T convertSendAndReceive(String peer, @Nullable String route, Object payload, Class<T> replyType,
             @Nullable Duration timeout) {
         return converters.fromMessage(sendAndReceive(peer, route, converters.toMessage(payload), timeout), replyType);
+    }
+
+    // ---- one-sided RDMA -------------------------------------------------------------------------
+
+    @Override
+    public RemoteRegion remoteRegion(String peer, RemoteKey key) {
+        return peer(peer).remoteRegion(key);
+    }
+
+    @Override
+    public CompletableFuture<RemoteRegion> requestRemoteRegionAsync(String peer, @Nullable String route, Object payload,
+            @Nullable Duration timeout) {
+        // Opened when the reply has come, on the peer's session then: the one the key was exported on, unless
+        // the connection was lost meanwhile, which the open refuses (the peer unavailable, or a key of
+        // another session).
+        return convertSendAndReceiveAsync(peer, route, payload, RemoteKey.class, timeout)
+                .thenApply(key -> remoteRegion(peer, key));
     }
 
     // ---- the parts ------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import io.rdmaverbs.spring.boot.messaging.converter.BytesMessageConverter;
 import io.rdmaverbs.spring.boot.messaging.converter.JacksonJsonMessageConverter;
 import io.rdmaverbs.spring.boot.messaging.converter.RdmaMessageConverter;
 import io.rdmaverbs.spring.boot.messaging.converter.RdmaMessageConverters;
+import io.rdmaverbs.spring.boot.messaging.converter.RemoteKeyMessageConverter;
 import io.rdmaverbs.spring.boot.messaging.converter.StringMessageConverter;
 import io.rdmaverbs.spring.boot.messaging.observation.RdmaReceiverObservationConvention;
 import io.rdmaverbs.spring.boot.messaging.observation.RdmaSenderObservationConvention;
@@ -38,10 +39,10 @@ import org.springframework.core.convert.support.DefaultConversionService;
 
 /**
  * Messaging on the declared listeners and peers, wiring only: the {@link RdmaTemplate}, the converters
- * (the application's {@link RdmaMessageConverter} beans first, then bytes, text and, with Jackson 3, JSON
- * through Boot's {@code JsonMapper}), the endpoint registry and the post-processor that fills it, the error
- * handler of one-way messages (the application's {@link RdmaErrorHandler}, or the default one with its
- * {@link RdmaMessageRecoverer}), and the observations when the application has an
+ * (the application's {@link RdmaMessageConverter} beans first, then remote keys, bytes, text and, with
+ * Jackson 3, JSON through Boot's {@code JsonMapper}), the endpoint registry and the post-processor that
+ * fills it, the error handler of one-way messages (the application's {@link RdmaErrorHandler}, or the
+ * default one with its {@link RdmaMessageRecoverer}), and the observations when the application has an
  * {@link ObservationRegistry}. On whenever connections are declared, unless
  * {@code rdma.verbs.messaging.enabled=false}.
  */
@@ -70,6 +71,7 @@ public final class RdmaMessagingAutoConfiguration {
         RdmaMessageConverter json = beans.containsBean(JSON_CONVERTER)
                 ? beans.getBean(JSON_CONVERTER, RdmaMessageConverter.class) : null;
         converters.orderedStream().filter(c -> c != json).forEach(all::add);
+        all.add(new RemoteKeyMessageConverter());
         all.add(new BytesMessageConverter());
         all.add(new StringMessageConverter());
         if (json != null) {

@@ -29,6 +29,12 @@ final class ContentTypes {
         }
     }
 
+    /** Whether {@code contentType} is {@code expected}, by type and subtype. */
+    static boolean is(@Nullable String contentType, String expected) {
+        MimeType type = parse(contentType);
+        return type != null && type.equalsTypeAndSubtype(MimeType.valueOf(expected));
+    }
+
     /** Whether {@code contentType} is JSON: application/json or a {@code +json} suffix. */
     static boolean isJson(@Nullable String contentType) {
         MimeType type = parse(contentType);

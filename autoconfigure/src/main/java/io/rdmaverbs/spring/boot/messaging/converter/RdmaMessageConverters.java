@@ -11,7 +11,7 @@ import org.springframework.core.ResolvableType;
 /**
  * The converters of an application, in order: the first that can write a payload writes it; the first that
  * can read a message's content type as the type asked for reads it. The application's own converters come
- * before the defaults (bytes, text, then JSON when Jackson is there).
+ * before the defaults (remote keys, bytes, text, then JSON when Jackson is there).
  */
 public final class RdmaMessageConverters {
 
@@ -21,9 +21,10 @@ public final class RdmaMessageConverters {
         this.converters = List.copyOf(converters);
     }
 
-    /** Bytes and text only. */
+    /** Remote keys, bytes and text only. */
     public static RdmaMessageConverters defaults() {
-        return new RdmaMessageConverters(List.of(new BytesMessageConverter(), new StringMessageConverter()));
+        return new RdmaMessageConverters(List.of(new RemoteKeyMessageConverter(), new BytesMessageConverter(),
+                new StringMessageConverter()));
     }
 
     public List<RdmaMessageConverter> converters() {

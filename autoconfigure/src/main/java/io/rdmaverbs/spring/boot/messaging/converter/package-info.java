@@ -1,6 +1,6 @@
 /**
- * The converters between payload objects and session messages ({@link RdmaMessageConverter}): bytes and
- * text by default, JSON with Jackson 3 when it is on the class path, agreed on by the
+ * The converters between payload objects and session messages ({@link RdmaMessageConverter}): remote
+ * keys, bytes and text by default, JSON with Jackson 3 when it is on the class path, agreed on by the
  * {@code content-type} header.
  */
 @NullMarked

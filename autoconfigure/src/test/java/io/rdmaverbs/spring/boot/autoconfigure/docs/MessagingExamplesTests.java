@@ -10,8 +10,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * docs/messaging.md's examples (an endpoint, the template's request and reply, JSON, error replies, a
- * large transfer) compile against today's API and, run as one application on the simulated provider,
- * print exactly what the page quotes ({@link MarkdownExamples} says how pages mark them).
+ * large transfer, a one-sided read through a key an endpoint exported) compile against today's API and,
+ * run as one application on the simulated provider, print exactly what the page quotes
+ * ({@link MarkdownExamples} says how pages mark them).
  */
 class MessagingExamplesTests {
 

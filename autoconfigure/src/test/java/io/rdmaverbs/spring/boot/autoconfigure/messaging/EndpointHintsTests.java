@@ -2,6 +2,8 @@ package io.rdmaverbs.spring.boot.autoconfigure.messaging;
 
 import io.rdmaverbs.spring.boot.autoconfigure.messaging.OrderEndpoint.Order;
 import io.rdmaverbs.spring.boot.autoconfigure.messaging.OrderEndpoint.Receipt;
+import io.rdmaverbs.verbs.connection.RemoteKey;
+import io.rdmaverbs.verbs.connection.Session;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.hint.RuntimeHints;
@@ -31,7 +33,18 @@ class EndpointHintsTests {
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Order.class.getMethod("item")))
                 .accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection().onType(Receipt.class)).accepts(hints);
-        assertThat(RuntimeHintsPredicates.reflection().onType(io.rdmaverbs.verbs.connection.Session.class))
+        assertThat(RuntimeHintsPredicates.reflection().onType(Session.class))
                 .as("a parameter that is no payload").rejects(hints);
+    }
+
+    @Test
+    void aRemoteKeyIsNoDataBindingTypeItTravelsAsItsPackedBytes() throws NoSuchMethodException {
+        RuntimeHints hints = new RuntimeHints();
+
+        new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(hints, TableEndpoint.class);
+
+        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(TableEndpoint.class.getDeclaredMethod(
+                "revoke", RemoteKey.class, Session.class))).accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection().onType(RemoteKey.class)).as("taken and returned").rejects(hints);
     }
 }

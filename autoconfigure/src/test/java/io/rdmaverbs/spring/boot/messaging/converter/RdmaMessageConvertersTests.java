@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.rdmaverbs.verbs.connection.Message;
+import io.rdmaverbs.verbs.connection.RemoteKey;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -21,8 +22,9 @@ class RdmaMessageConvertersTests {
     record Point(int x, int y) {
     }
 
-    private final RdmaMessageConverters converters = new RdmaMessageConverters(List.of(new BytesMessageConverter(),
-            new StringMessageConverter(), new JacksonJsonMessageConverter(JsonMapper.builder().build())));
+    private final RdmaMessageConverters converters = new RdmaMessageConverters(List.of(new RemoteKeyMessageConverter(),
+            new BytesMessageConverter(), new StringMessageConverter(),
+            new JacksonJsonMessageConverter(JsonMapper.builder().build())));
 
     @Test
     void eachPayloadIsWrittenWithTheContentTypeOfItsConverter() {
@@ -69,5 +71,42 @@ class RdmaMessageConvertersTests {
         assertThatThrownBy(() -> RdmaMessageConverters.defaults().toMessage(Map.of("a", 1)))
                 .isInstanceOf(RdmaMessageConversionException.class)
                 .hasMessageContaining("no converter writes a").hasMessageContaining("tools.jackson.core:jackson-databind");
+    }
+
+    @Test
+    void aRemoteKeyIsWrittenAsItsPackedBytesWithItsContentTypeAndReadBackFromThoseOrFromPlainBytes() {
+        RemoteKey key = RemoteKey.unpack(packedKey(0x5256524B));
+
+        Message written = converters.toMessage(key);
+        RemoteKey read = converters.fromMessage(written, RemoteKey.class);
+        RemoteKey fromBytes = converters.fromMessage(converters.toMessage(key.toByteArray()), RemoteKey.class);
+        RemoteKey untyped = converters.fromMessage(Message.of(key.toByteArray()), RemoteKey.class);
+
+        assertThat(written.header("content-type")).isEqualTo("application/vnd.rdmaverbs.remote-key");
+        assertThat(written.toByteArray()).isEqualTo(key.toByteArray());
+        assertThat(read).isEqualTo(key);
+        assertThat(fromBytes).isEqualTo(key);
+        assertThat(untyped).isEqualTo(key);
+        assertThat(converters.fromMessage(written, byte[].class)).isEqualTo(key.toByteArray());
+    }
+
+    @Test
+    void bytesThatAreNoRemoteKeyOrAKeyInAnotherContentTypeAreAConversionException() {
+        assertThatThrownBy(() -> converters.fromMessage(Message.of(packedKey(0x12345678)), RemoteKey.class))
+                .isInstanceOf(RdmaMessageConversionException.class)
+                .hasMessageStartingWith("the payload is no remote key: not a remote key of version 1");
+        Message text = Message.of(packedKey(0x5256524B)).withHeader("content-type", "text/plain");
+        assertThatThrownBy(() -> converters.fromMessage(text, RemoteKey.class))
+                .isInstanceOf(RdmaMessageConversionException.class)
+                .hasMessageContaining("no converter reads a message of content type 'text/plain' as a "
+                        + RemoteKey.class.getName());
+    }
+
+    /** A key as {@code RemoteKey}'s javadoc lays it out: export 7 of 4096 bytes, READ and WRITE, rkey 0x2af. */
+    private static byte[] packedKey(int magic) {
+        return ByteBuffer.allocate(RemoteKey.BYTES).putInt(magic).put((byte) 1).put((byte) 0b011)
+                .putShort((short) 0x1111).putShort((short) 0x2222).putShort((short) 0).putInt(0x2af).putLong(7)
+                .putLong(0x10000).putLong(4096)
+                .array();
     }
 }
