@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import io.rdmaverbs.verbs.ClosePolicy;
@@ -73,6 +74,7 @@ public final class Connection implements AutoCloseable {
     /** The regions of this connection's PD by address: a payload inside one is sent without a copy. */
     private final ConcurrentSkipListMap<Long, MemoryRegion> regions = new ConcurrentSkipListMap<>();
     private final List<MemoryRegion> registered = new CopyOnWriteArrayList<>();
+    private final AtomicInteger regionNumbers = new AtomicInteger();
     /** The region {@link #regionOf} found last (a hint, checked on every use). */
     private volatile @Nullable MemoryRegion lastRegion;
     private volatile ConnectionState state = ConnectionState.CONNECTING;
@@ -252,6 +254,11 @@ public final class Connection implements AutoCloseable {
         return peerPrivateData.clone();
     }
 
+    /** How many regions the connection keeps track of, closed ones included (none is kept for long). */
+    int trackedRegions() {
+        return registered.size();
+    }
+
     /** The graph resources the connection owns and releases, in creation order; those still open. */
     public List<VerbsResource> resources() {
         List<VerbsResource> all = new ArrayList<>(List.of(id, pd));
@@ -271,15 +278,22 @@ public final class Connection implements AutoCloseable {
      * straight from it. Released with the connection, or by closing it.
      */
     public MemoryRegion registerMemory(MemorySegment buffer, Set<AccessFlag> access) {
-        return track(pd.registerMemory(buffer, access, name + "/mr-" + (registered.size() + 1)));
+        return track(pd.registerMemory(buffer, access, name + "/mr-" + regionNumbers.incrementAndGet()));
     }
 
     /** {@link #registerMemory}, of native memory allocated for it (zeroed, page-aligned). */
     public MemoryRegion allocateMemory(long size, Set<AccessFlag> access) {
-        return track(pd.allocateMemory(size, access, name + "/mr-" + (registered.size() + 1)));
+        return track(pd.allocateMemory(size, access, name + "/mr-" + regionNumbers.incrementAndGet()));
     }
 
+    /**
+     * Keeps {@code mr} to release with the connection and to find by address; the regions closed since the
+     * last registration go, so that a connection registering a region per operation for its whole life does
+     * not keep every one it ever had.
+     */
     private MemoryRegion track(MemoryRegion mr) {
+        registered.removeIf(MemoryRegion::isClosed);
+        regions.values().removeIf(MemoryRegion::isClosed);
         registered.add(mr);
         regions.put(mr.address(), mr);
         return mr;

@@ -167,4 +167,17 @@ class ExportsTest {
         assertThat(registered).as("one bounce region for the 128 reads in flight, no region per read")
                 .singleElement().asString().endsWith("/bounce");
     }
+
+    @Test
+    void aConnectionRegisteringARegionPerOperationKeepsNoneOfTheClosedOnes() throws Exception {
+        Connection connection = connected()[0].connection();
+        for (int i = 0; i < 50; i++) {
+            connection.allocateMemory(4096, EnumSet.of(AccessFlag.LOCAL_WRITE)).close();
+        }
+        MemoryRegion kept = connection.allocateMemory(4096, EnumSet.of(AccessFlag.LOCAL_WRITE));
+
+        assertThat(connection.trackedRegions()).as("the open region alone, not the 50 closed before it").isOne();
+        assertThat(kept.name()).endsWith("/mr-51");
+        assertThat(connection.resources()).contains(kept);
+    }
 }
