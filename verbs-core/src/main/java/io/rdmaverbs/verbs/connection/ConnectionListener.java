@@ -64,6 +64,10 @@ public final class ConnectionListener implements AutoCloseable {
             try {
                 hello = Hello.parse(data);
             } catch (ProtocolException e) {
+                // Acknowledged before the reject goes out (the request's id outlives its event): once the
+                // requester learns of the reject it may close this listener at once, and a strict close
+                // refuses a listener with an event not acknowledged yet.
+                event.close(ClosePolicy.CASCADE);
                 refuse(event.cmId(), e);
                 return;
             }
