@@ -1,16 +1,22 @@
 package io.rdmaverbs.spring.boot.connections;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
+import io.rdmaverbs.spring.boot.connections.ConnectionsShutdownReport.Departure;
+import io.rdmaverbs.spring.boot.connections.ConnectionsShutdownReport.Role;
+import io.rdmaverbs.spring.boot.connections.ConnectionsShutdownReport.Stopped;
 import io.rdmaverbs.verbs.CloseReport;
 import io.rdmaverbs.verbs.ResourceRef;
+import io.rdmaverbs.verbs.connection.ConnectionState;
 import io.rdmaverbs.verbs.connection.Connections;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The connections' stop in dependency order, in phases, each one INFO line per object, all within one
@@ -35,25 +41,40 @@ final class ConnectionsShutdown {
 
     private static final Log logger = LogFactory.getLog(ConnectionsShutdown.class.getPackageName());
 
-    /** One connection on its way down, and the words of its lines. */
-    private record Departing(RdmaSession session, String disconnected, String released) {
+    /** One connection on its way down, whose it is, and the words of its lines. */
+    private record Departing(RdmaSession session, Role role, String name, @Nullable InetSocketAddress remote,
+            String disconnected, String released) {
 
         static Departing ofPeer(RdmaPeer peer, RdmaSession session) {
-            String to = RdmaPeer.format(session.peerAddress());
-            return new Departing(session, "RDMA peer '" + peer.name() + "' disconnected from " + to,
-                    "RDMA peer '" + peer.name() + "' connection to " + to + " released");
+            InetSocketAddress remote = session.peerAddress();
+            String to = RdmaPeer.format(remote);
+            return new Departing(session, Role.PEER, peer.name(), remote, "RDMA peer '" + peer.name()
+                    + "' disconnected from " + to, "RDMA peer '" + peer.name() + "' connection to " + to + " released");
         }
 
         static Departing ofListener(RdmaListener listener, RdmaSession session) {
-            String from = "RDMA listener '" + listener.name() + "' connection from "
-                    + RdmaPeer.format(session.peerAddress());
-            return new Departing(session, from + " disconnected", from + " released");
+            InetSocketAddress remote = session.peerAddress();
+            String from = "RDMA listener '" + listener.name() + "' connection from " + RdmaPeer.format(remote);
+            return new Departing(session, Role.LISTENER, listener.name(), remote, from + " disconnected",
+                    from + " released");
         }
+
+        /** After the release: from what was read before it (the released CM id answers nothing). */
+        Departure departure(Optional<String> refused, Waited waited, int flushed, CloseReport release) {
+            return new Departure(role, name, session.connection().name(), remote, refused.orElse(null),
+                    waited.after().orElse(null), waited.state(), flushed, release);
+        }
+    }
+
+    /** How the wait for a connection's DISCONNECTED ended. */
+    private record Waited(Optional<Duration> after, ConnectionState state) {
     }
 
     private final long started = System.nanoTime();
     private final long deadline;
     private final Duration timeout;
+    private final List<Stopped> stoppedOnes = new ArrayList<>();
+    private final List<Departure> departures = new ArrayList<>();
 
     /** @param timeout the whole stop's bound: {@code rdma.verbs.connections.disconnect-timeout} */
     ConnectionsShutdown(Duration timeout) {
@@ -71,15 +92,22 @@ final class ConnectionsShutdown {
     List<String> run(List<RdmaListener> listeners, List<RdmaPeer> peers, Connections connections) {
         List<String> stopped = new ArrayList<>();
         // a. Nothing new comes in.
-        listeners.reversed().forEach(RdmaListener::stopListening);
+        List<InetSocketAddress> listened = new ArrayList<>();
+        for (RdmaListener listener : listeners.reversed()) {
+            listened.add(listener.address());
+            listener.stopListening();
+        }
         // b. Nothing reconnects; then every connection is told, before any wait.
         List<Departing> departing = new ArrayList<>();
         for (RdmaPeer peer : peers.reversed()) {
-            peer.stopConnecting(deadline).ifPresent(s -> departing.add(Departing.ofPeer(peer, s)));
+            Optional<RdmaSession> connected = peer.stopConnecting(deadline);
+            connected.ifPresent(s -> departing.add(Departing.ofPeer(peer, s)));
             stopped.add("peer '" + peer.name() + "'");
+            stoppedOnes.add(new Stopped(Role.PEER, peer.name(), peer.remoteAddress(), connected.isPresent()));
         }
         for (RdmaListener listener : listeners.reversed()) {
             List<RdmaSession> accepted = listener.takeSessions();
+            stoppedOnes.add(new Stopped(Role.LISTENER, listener.name(), listened.removeFirst(), !accepted.isEmpty()));
             accepted.forEach(s -> departing.add(Departing.ofListener(listener, s)));
             if (accepted.isEmpty()) {
                 logger.info("RDMA listener '" + listener.name() + "' had no connection to disconnect");
@@ -87,9 +115,11 @@ final class ConnectionsShutdown {
             stopped.add("listener '" + listener.name() + "' (" + accepted.size() + " connection(s) disconnected)");
         }
         List<Optional<String>> refused = departing.stream().map(d -> d.session().disconnect()).toList();
+        List<Waited> waits = new ArrayList<>();
         for (int i = 0; i < departing.size(); i++) {
             Departing d = departing.get(i);
             Optional<Duration> after = d.session().awaitDisconnected(left());
+            waits.add(new Waited(after, d.session().connection().state()));
             logger.info(d.disconnected() + ": " + refused.get(i).map(e -> "rdma_disconnect failed (" + e + "), ")
                     .orElse("") + after.map(t -> d.session().connection().state() + " after " + t.toMillis() + " ms")
                             .orElse("no RDMA_CM_EVENT_DISCONNECTED within " + timeout.toMillis() + " ms"));
@@ -100,8 +130,9 @@ final class ConnectionsShutdown {
         // d. Each connection's resources, dependents first.
         for (int i = 0; i < departing.size(); i++) {
             Departing d = departing.get(i);
-            logger.info(d.released() + ": " + flushed.get(i) + " flushed work request(s); "
-                    + describe(d.session().release(left())));
+            CloseReport release = d.session().release(left());
+            logger.info(d.released() + ": " + flushed.get(i) + " flushed work request(s); " + describe(release));
+            departures.add(d.departure(refused.get(i), waits.get(i), flushed.get(i), release));
         }
         // e. The channel the ids were made on.
         connections.close();
@@ -132,5 +163,10 @@ final class ConnectionsShutdown {
     /** Since the shutdown began. */
     Duration elapsed() {
         return Duration.ofNanos(System.nanoTime() - started);
+    }
+
+    /** What {@link #run} did, for the {@link RdmaConnectionsStoppedEvent}. */
+    ConnectionsShutdownReport report() {
+        return new ConnectionsShutdownReport(elapsed(), stoppedOnes, departures);
     }
 }

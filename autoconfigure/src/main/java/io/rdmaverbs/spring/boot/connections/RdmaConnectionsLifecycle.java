@@ -7,6 +7,7 @@ import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -35,15 +36,19 @@ public final class RdmaConnectionsLifecycle implements SmartLifecycle {
 
     private final RdmaConnectionsFactory factory;
     private final Duration disconnectTimeout;
+    private final ApplicationEventPublisher events;
     private volatile boolean running;
 
     /**
      * @param disconnectTimeout the bound of the whole stop: of the wait for the connections' DISCONNECTED
      *        above all
+     * @param events where the stop's {@link RdmaConnectionsStoppedEvent} goes
      */
-    public RdmaConnectionsLifecycle(RdmaConnectionsFactory factory, Duration disconnectTimeout) {
+    public RdmaConnectionsLifecycle(RdmaConnectionsFactory factory, Duration disconnectTimeout,
+            ApplicationEventPublisher events) {
         this.factory = factory;
         this.disconnectTimeout = disconnectTimeout;
+        this.events = events;
     }
 
     @Override
@@ -97,6 +102,7 @@ public final class RdmaConnectionsLifecycle implements SmartLifecycle {
                     + " ms, before the verbs teardown: " + String.join(", ", stopped)
                     + "; connection manager event channel closed");
         }
+        events.publishEvent(new RdmaConnectionsStoppedEvent(this, shutdown.report()));
     }
 
     /** Stops on a thread of its own: the context's wait is bounded by its shutdown-phase timeout. */

@@ -133,6 +133,7 @@ public final class RdmaListener {
         logger.info("RDMA listener '" + name + "' connection from " + RdmaPeer.format(session.peerAddress())
                 + " ended: " + reason + (failedCompletions.isEmpty() ? ""
                         : " (failed work completions: " + String.join(", ", failedCompletions) + ")"));
+        events.publishEvent(new RdmaConnectionEndedEvent(this, session.peerAddress(), session, reason, failedCompletions));
         // Off the completion thread that told us: the close joins it.
         Thread.ofVirtual().name("rdma-release-" + name).start(() -> session.close(Duration.ofSeconds(2)));
     }

@@ -312,7 +312,7 @@ public final class RdmaPeer {
         long started = System.nanoTime();
         CompletableFuture<String> loss = new CompletableFuture<>();
         try {
-            RdmaSession connected = connector.connect(this, (s, reason, failed) -> lostSession(loss, reason, failed));
+            RdmaSession connected = connector.connect(this, (s, reason, failed) -> lostSession(loss, s, reason, failed));
             Duration setup = Duration.ofNanos(System.nanoTime() - started);
             lost = loss;
             session = connected;
@@ -321,7 +321,7 @@ public final class RdmaPeer {
             transition(PeerState.CONNECTED);
             logger.info("RDMA peer '" + name + "' connected to " + format(connected.peerAddress()) + " (attempt " + n
                     + ")");
-            events.publishEvent(new RdmaPeerConnectedEvent(this, remoteAddress, n, setup));
+            events.publishEvent(new RdmaPeerConnectedEvent(this, remoteAddress, n, setup, connected));
             return connected;
         } catch (Exception e) {
             lastError = describe(e);
@@ -397,7 +397,8 @@ public final class RdmaPeer {
         }
     }
 
-    private void lostSession(CompletableFuture<String> loss, String reason, List<String> failedCompletions) {
+    private void lostSession(CompletableFuture<String> loss, RdmaSession lostOne, String reason,
+            List<String> failedCompletions) {
         if (stopping || !loss.complete(reason)) {
             return;
         }
@@ -406,7 +407,7 @@ public final class RdmaPeer {
         transition(PeerState.DOWN);
         logger.info("RDMA peer '" + name + "' down: " + reason + (failedCompletions.isEmpty() ? ""
                 : " (failed work completions: " + String.join(", ", failedCompletions) + ")"));
-        events.publishEvent(new RdmaPeerDownEvent(this, remoteAddress, reason, failedCompletions));
+        events.publishEvent(new RdmaPeerDownEvent(this, remoteAddress, lostOne, reason, failedCompletions));
     }
 
     private void transition(PeerState next) {

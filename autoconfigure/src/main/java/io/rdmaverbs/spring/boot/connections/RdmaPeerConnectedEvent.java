@@ -8,11 +8,19 @@ public final class RdmaPeerConnectedEvent extends RdmaConnectionEvent {
 
     private final int attempt;
     private final Duration setup;
+    private final RdmaSession session;
 
-    RdmaPeerConnectedEvent(RdmaPeer peer, InetSocketAddress remoteAddress, int attempt, Duration setup) {
+    RdmaPeerConnectedEvent(RdmaPeer peer, InetSocketAddress remoteAddress, int attempt, Duration setup,
+            RdmaSession session) {
         super(peer, peer.name(), remoteAddress);
         this.attempt = attempt;
         this.setup = setup;
+        this.session = session;
+    }
+
+    /** The connection made, to send on. */
+    public RdmaSession session() {
+        return session;
     }
 
     /** The attempt that connected, counted from 1 since the peer was last connected. */

@@ -9,13 +9,21 @@ import java.util.List;
  */
 public final class RdmaPeerDownEvent extends RdmaConnectionEvent {
 
+    private final RdmaSession session;
     private final String reason;
     private final List<String> failedCompletions;
 
-    RdmaPeerDownEvent(RdmaPeer peer, InetSocketAddress remoteAddress, String reason, List<String> failedCompletions) {
+    RdmaPeerDownEvent(RdmaPeer peer, InetSocketAddress remoteAddress, RdmaSession session, String reason,
+            List<String> failedCompletions) {
         super(peer, peer.name(), remoteAddress);
+        this.session = session;
         this.reason = reason;
         this.failedCompletions = List.copyOf(failedCompletions);
+    }
+
+    /** The connection that was lost: its name and addresses; nothing can be sent on it any more. */
+    public RdmaSession session() {
+        return session;
     }
 
     /** Why, in a sentence. */
