@@ -6,7 +6,7 @@ import java.util.Map;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.provider.CmEventHandle;
-import io.rdmaverbs.verbs.provider.CmEventType;
+import io.rdmaverbs.verbs.attr.CmEventType;
 
 import org.jspecify.annotations.Nullable;
 

@@ -15,8 +15,8 @@ import io.rdmaverbs.verbs.StuckReference.Consequence;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CmChannelHandle;
 import io.rdmaverbs.verbs.provider.CmEventHandle;
-import io.rdmaverbs.verbs.provider.CmEventType;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmEventType;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 import io.rdmaverbs.verbs.provider.ConnectionVerbs;
 
 import org.jspecify.annotations.Nullable;
@@ -41,10 +41,14 @@ public final class CmEventChannel extends VerbsResource {
     final CmChannelHandle handle;
     final ConnectionVerbs cm;
     /**
-     * Held while an event is read and linked into the graph, and while an id of this channel is destroyed:
-     * between {@code rdma_get_cm_event} and the event's link to its id, {@code rdma_destroy_id} of that id
-     * would block (the event is held but the graph does not know it yet). Never held while waiting for an
-     * event, so a destroy waits for one read-and-link at most, never for a waiter to be woken.
+     * Held while an event is read and linked into the graph, while an id of this channel is destroyed, and
+     * while a librdmacm call reaches an id's QP through {@code id->qp} or creates or destroys that QP
+     * ({@link CmId}'s {@code throughQp}). Between {@code rdma_get_cm_event} and the event's link to its id,
+     * {@code rdma_destroy_id} of that id would block (the event is held but the graph does not know it
+     * yet); and {@code rdma_get_cm_event} itself modifies the QP of the id an event is for (a
+     * CONNECT_RESPONSE, a REJECTED), which {@code rdma_destroy_qp} must not free meanwhile. Never held
+     * while waiting for an event, so a destroy waits for one read-and-link or one call at most, never for
+     * a waiter to be woken.
      */
     private final ReentrantLock eventLock = new ReentrantLock();
     /** Bumped by {@link #wakeWaiters()}: a waiter that saw it change returns empty. */
@@ -268,15 +272,15 @@ public final class CmEventChannel extends VerbsResource {
     }
 
     /**
-     * Takes {@link #eventLock} for the destroy of one of this channel's ids, until
-     * {@link #unlockAfterIdDestroy()}: it waits for one read-and-link at most, and wakes nobody (the
+     * Takes {@link #eventLock} for the destroy of one of this channel's ids, or for a call that reaches an
+     * id's QP, until {@link #unlockIds()}: it waits for one read-and-link at most, and wakes nobody (the
      * waiters wait outside the lock).
      */
-    void lockForIdDestroy() {
+    void lockIds() {
         eventLock.lock();
     }
 
-    void unlockAfterIdDestroy() {
+    void unlockIds() {
         eventLock.unlock();
     }
 

@@ -10,16 +10,17 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import io.rdmaverbs.verbs.StuckReference.Cause;
 import io.rdmaverbs.verbs.StuckReference.Consequence;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
-import io.rdmaverbs.verbs.provider.CmConnectionParams;
-import io.rdmaverbs.verbs.provider.CmEventType;
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
+import io.rdmaverbs.verbs.attr.CmEventType;
 import io.rdmaverbs.verbs.provider.CmIdHandle;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 import io.rdmaverbs.verbs.provider.ConnectionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
@@ -232,7 +233,7 @@ public final class CmId extends VerbsResource {
                 recvCq == null ? null : recvCq.handle, srq == null ? null : srq.handle, spec.capabilities(),
                 spec.signalAll());
         QueuePair qp = verbs.create(this, guards, () -> new QueuePair(ctx, pd, spec.sendCq(), recvCq, srq, this,
-                cm.createQp(handle, init), name));
+                underIdLock(() -> cm.createQp(handle, init)), name));
         queuePair = qp;
         return qp;
     }
@@ -249,10 +250,15 @@ public final class CmId extends VerbsResource {
         r.checkOpen();
     }
 
-    /** The id's QP is gone: {@code rdma_destroy_qp}, which reports {@code ibv_destroy_qp}'s errno here. */
+    /**
+     * The id's QP is gone: {@code rdma_destroy_qp}, which reports {@code ibv_destroy_qp}'s errno here. Under
+     * the channel's id lock, so that no call that loaded {@code id->qp} is still using the QP it frees.
+     */
     void destroyQueuePair() {
-        cm.destroyQp(handle);
-        queuePair = null;
+        runUnderIdLock(() -> {
+            cm.destroyQp(handle);
+            queuePair = null;
+        });
     }
 
     // ---- the handshake ----------------------------------------------------------------------------
@@ -264,7 +270,7 @@ public final class CmId extends VerbsResource {
     public void connect(CmConnectionParams params) {
         Objects.requireNonNull(params, "params");
         requirePrivateData("rdma_connect", params.privateData(), CmConnectionParams.MAX_CONNECT_PRIVATE_DATA);
-        call("rdma_connect", () -> {
+        callThroughQp("rdma_connect", () -> {
             if (role != CmIdRole.RESOLVING || !routeResolved) {
                 throw refused("rdma_connect", "resolve its route first (rdma_resolve_route, then "
                         + "RDMA_CM_EVENT_ROUTE_RESOLVED)");
@@ -281,7 +287,7 @@ public final class CmId extends VerbsResource {
     public void accept(CmConnectionParams params) {
         Objects.requireNonNull(params, "params");
         requirePrivateData("rdma_accept", params.privateData(), CmConnectionParams.MAX_ACCEPT_PRIVATE_DATA);
-        call("rdma_accept", () -> {
+        callThroughQp("rdma_accept", () -> {
             requireRole("rdma_accept", CmIdRole.PASSIVE, "only the id of a CONNECT_REQUEST is accepted");
             moveAcross(CmIdRole.CONNECTING, () -> cm.accept(handle, params));
             answered();
@@ -309,7 +315,7 @@ public final class CmId extends VerbsResource {
      * never connected.
      */
     public void disconnect() {
-        call("rdma_disconnect", () -> {
+        callThroughQp("rdma_disconnect", () -> {
             if (role == CmIdRole.IDLE || role == CmIdRole.BOUND || role == CmIdRole.LISTENING
                     || role == CmIdRole.RESOLVING) {
                 throw refused("rdma_disconnect", "only a connected id disconnects");
@@ -495,8 +501,10 @@ public final class CmId extends VerbsResource {
             return;
         }
         try {
-            cm.disconnect(handle);
-            disconnectSent = true;
+            runUnderIdLock(() -> {
+                cm.disconnect(handle);
+                disconnectSent = true;
+            });
         } catch (VerbsException e) {
             LOG.log(Level.DEBUG, () -> "rdma_disconnect of " + this + " before its release failed", e);
             return;
@@ -538,12 +546,7 @@ public final class CmId extends VerbsResource {
      */
     @Override
     void release() {
-        channel.lockForIdDestroy();
-        try {
-            cm.destroyId(handle);
-        } finally {
-            channel.unlockAfterIdDestroy();
-        }
+        runUnderIdLock(() -> cm.destroyId(handle));
         answered();
     }
 
@@ -557,6 +560,62 @@ public final class CmId extends VerbsResource {
             throw e.about(ref().toString());
         } finally {
             exit();
+        }
+    }
+
+    /**
+     * {@link #call} for a librdmacm verb that reaches the id's QP through {@code id->qp}: also under the
+     * channel's id lock, which {@link #destroyQueuePair} ({@code rdma_destroy_qp}) takes too, so the QP it
+     * loaded cannot be freed under it. librdmacm loads {@code id->qp} without a lock of its own; a QP freed
+     * between the load and its use is a SIGSEGV in libibverbs (seen on rxe: {@code rdma_disconnect}
+     * answering a DISCONNECTED on a connection's lane while its close destroyed the QP).
+     *
+     * <p>The entry points of librdmacm (rdma-core v44, {@code librdmacm/cma.c}) that dereference
+     * {@code id->qp}, and how the graph serialises each with {@code rdma_destroy_qp}:
+     * <ul>
+     * <li>{@code rdma_disconnect}: {@code ucma_shutdown} moves the QP to ERR (SQD on iWARP) with
+     *     {@code ibv_modify_qp}: here.</li>
+     * <li>{@code rdma_accept}: reads {@code qp->qp_num} and {@code qp->srq}, moves the QP to RTR and RTS,
+     *     and back to ERR when the accept fails: here.</li>
+     * <li>{@code rdma_connect}: reads {@code qp->qp_num} and {@code qp->srq} ({@code ucma_valid_param}
+     *     checks the pointer): here.</li>
+     * <li>{@code rdma_get_cm_event}: a CONNECT_RESPONSE moves the id's QP to RTR and RTS
+     *     ({@code ucma_process_conn_resp}, with {@code ibv_set_ece}/{@code ibv_query_ece}), a REJECTED to ERR,
+     *     a MULTICAST_JOIN attaches it ({@code ucma_process_join}): the channel reads events under the same
+     *     lock ({@link CmEventChannel}).</li>
+     * <li>{@code rdma_create_qp}, {@code rdma_create_qp_ex}: set {@code id->qp} after moving the new QP to
+     *     INIT: {@link #createQueuePair}, under the lock.</li>
+     * <li>{@code rdma_destroy_qp}: {@code ibv_destroy_qp(id->qp)}, then clears it: {@link #destroyQueuePair},
+     *     under the lock.</li>
+     * <li>Not bound by this project, so unreachable from it: {@code rdma_establish} (RTR and RTS),
+     *     {@code rdma_leave_multicast} ({@code ibv_detach_mcast}), {@code rdma_destroy_ep} (which calls
+     *     {@code rdma_destroy_qp}), {@code rdma_set_local_ece} and {@code rdma_get_remote_ece} (read the
+     *     pointer only, to refuse an id with a QP), and the inline {@code rdma_post_*} of
+     *     {@code rdma_verbs.h} ({@code ibv_post_send}/{@code ibv_post_recv} on {@code id->qp}); the
+     *     project's own posts go through {@link QueuePair}, whose guards {@code rdma_destroy_qp} waits for.</li>
+     * </ul>
+     * {@code rdma_reject}, {@code rdma_notify}, {@code rdma_bind_addr}, {@code rdma_resolve_addr},
+     * {@code rdma_resolve_route}, {@code rdma_listen} and {@code rdma_destroy_id} never touch {@code id->qp}.
+     */
+    private void callThroughQp(String verb, Runnable action) {
+        call(verb, () -> runUnderIdLock(action));
+    }
+
+    private <T> T underIdLock(Supplier<T> action) {
+        channel.lockIds();
+        try {
+            return action.get();
+        } finally {
+            channel.unlockIds();
+        }
+    }
+
+    private void runUnderIdLock(Runnable action) {
+        channel.lockIds();
+        try {
+            action.run();
+        } finally {
+            channel.unlockIds();
         }
     }
 

@@ -24,9 +24,9 @@ import io.rdmaverbs.verbs.connection.ConnectSpec;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionSpec;
 import io.rdmaverbs.verbs.connection.Connections;
-import io.rdmaverbs.verbs.provider.CmConnectionParams;
-import io.rdmaverbs.verbs.provider.CmEventType;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
+import io.rdmaverbs.verbs.attr.CmEventType;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 
 /**
  * {@code cmtime} (rdmacm-utils, rdma-core v44, the one the guests run) through the project's API: the

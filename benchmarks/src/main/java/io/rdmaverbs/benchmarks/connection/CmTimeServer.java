@@ -18,9 +18,9 @@ import io.rdmaverbs.verbs.CmId;
 import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.Verbs;
-import io.rdmaverbs.verbs.provider.CmConnectionParams;
-import io.rdmaverbs.verbs.provider.CmEventType;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
+import io.rdmaverbs.verbs.attr.CmEventType;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 
 /**
  * cmtime's server through the project's API: one thread reads the events; CONNECT_REQUESTs go to a

@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
 
-import io.rdmaverbs.verbs.provider.CmConnectionParams;
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
 
 import org.jspecify.annotations.Nullable;
 

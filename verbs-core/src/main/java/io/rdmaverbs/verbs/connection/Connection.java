@@ -24,6 +24,7 @@ import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.QueuePair;
 import io.rdmaverbs.verbs.QueuePairSpec;
 import io.rdmaverbs.verbs.ReceiveRequest;
+import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.VerbsResource;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.error.VerbsException;
@@ -280,6 +281,8 @@ public final class Connection implements AutoCloseable {
                 id.disconnect();
             } catch (VerbsException e) {
                 // This side disconnected first: nothing to answer.
+            } catch (ResourceClosedException e) {
+                // A close released the id meanwhile, and its rdma_destroy_id answered the peer.
             }
         }
     }

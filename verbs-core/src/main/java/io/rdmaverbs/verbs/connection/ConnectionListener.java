@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CmEvent;
 import io.rdmaverbs.verbs.CmId;
-import io.rdmaverbs.verbs.provider.CmEventType;
+import io.rdmaverbs.verbs.attr.CmEventType;
 
 /**
  * A listening CM id ({@code rdma_listen(3)}) whose connection requests go to one {@link ConnectionHandler}.

@@ -6,7 +6,7 @@ import java.util.Objects;
 import io.rdmaverbs.verbs.CmEvent;
 import io.rdmaverbs.verbs.CmId;
 import io.rdmaverbs.verbs.error.VerbsException;
-import io.rdmaverbs.verbs.provider.CmConnectionParams;
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
 
 import org.jspecify.annotations.Nullable;
 

@@ -20,7 +20,7 @@ import io.rdmaverbs.verbs.CmEventChannel;
 import io.rdmaverbs.verbs.CmId;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.error.VerbsException;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 
 /**
  * The connection manager of one resource graph: one {@link CmEventChannel} and the event loop that reads

@@ -11,7 +11,7 @@ import io.rdmaverbs.verbs.CmEvent;
 import io.rdmaverbs.verbs.CmEventChannel;
 import io.rdmaverbs.verbs.CmId;
 import io.rdmaverbs.verbs.ResourceClosedException;
-import io.rdmaverbs.verbs.provider.CmEventType;
+import io.rdmaverbs.verbs.attr.CmEventType;
 
 import org.jspecify.annotations.Nullable;
 

@@ -1,5 +1,6 @@
 package io.rdmaverbs.verbs.provider;
 
+import io.rdmaverbs.verbs.attr.CmEventType;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,5 +1,7 @@
 package io.rdmaverbs.verbs.provider;
 
+import io.rdmaverbs.verbs.attr.CmPortSpace;
+
 /**
  * A provider's handle on a CM id ({@code struct rdma_cm_id}): made by {@link ConnectionVerbs#createId},
  * or by the CM itself for a connection request ({@link CmEventHandle#id()} of a CONNECT_REQUEST), which

@@ -1,5 +1,7 @@
 package io.rdmaverbs.verbs.provider;
 
+import io.rdmaverbs.verbs.attr.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 

@@ -39,9 +39,9 @@ import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
-import io.rdmaverbs.verbs.provider.CmConnectionParams;
-import io.rdmaverbs.verbs.provider.CmEventType;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
+import io.rdmaverbs.verbs.attr.CmEventType;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 
 import static io.rdmaverbs.verbs.scenario.Fixtures.CAPS;
 import static io.rdmaverbs.verbs.scenario.Fixtures.LOCAL;

@@ -38,9 +38,9 @@ import io.rdmaverbs.verbs.connection.ConnectSpec;
 import io.rdmaverbs.verbs.connection.ListenSpec;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
-import io.rdmaverbs.verbs.provider.CmConnectionParams;
-import io.rdmaverbs.verbs.provider.CmEventType;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
+import io.rdmaverbs.verbs.attr.CmEventType;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 
 import static io.rdmaverbs.verbs.scenario.CmScenarios.EVENT_WAIT;
 import static io.rdmaverbs.verbs.scenario.CmScenarios.GO_AWAY;

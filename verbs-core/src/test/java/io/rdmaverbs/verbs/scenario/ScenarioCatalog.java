@@ -24,13 +24,19 @@ public final class ScenarioCatalog {
         all.addAll(QpExScenarios.all());
         all.addAll(CmScenarios.all());
         all.addAll(ConnectionScenarios.all());
+        all.addAll(CloseRaceScenarios.all());
         return List.copyOf(all);
     }
 
-    /** The scenarios {@link FaultSweepTest} sweeps at every provider call: all but {@link #connecting()}. */
+    /**
+     * The scenarios {@link FaultSweepTest} sweeps at every provider call: all but {@link #connecting()} and
+     * the close races ({@link CloseRaceScenarios}: many rounds of thousands of calls each, which a sweep per
+     * call would multiply; one round of each is what {@link ConnectionScenarios} already sweeps).
+     */
     public static List<Scenario> faultSweepable() {
-        Set<String> connecting = names(connecting());
-        return all().stream().filter(s -> !connecting.contains(s.name())).toList();
+        Set<String> excluded = names(connecting());
+        excluded.addAll(names(CloseRaceScenarios.all()));
+        return all().stream().filter(s -> !excluded.contains(s.name())).toList();
     }
 
     /**

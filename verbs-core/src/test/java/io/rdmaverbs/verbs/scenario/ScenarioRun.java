@@ -14,7 +14,7 @@ import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.provider.CmChannelHandle;
 import io.rdmaverbs.verbs.provider.CmIdHandle;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 import io.rdmaverbs.verbs.provider.ConnectionVerbs;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 import io.rdmaverbs.verbs.provider.simulated.ResourceCounts;
@@ -168,5 +168,9 @@ public final class ScenarioRun implements AutoCloseable {
         assertThat(verbs.resources()).as("%s: graph after the scenario", target).isEmpty();
         assertThat(liveObjects()).as("%s: objects the provider holds for this process after the scenario", target)
                 .isEqualTo(objectsBefore);
+        if (provider instanceof SimulatedProvider sim) {
+            assertThat(sim.freedMemoryUses()).as("%s: uses of freed memory (each a crash on a real device)", target)
+                    .isEmpty();
+        }
     }
 }

@@ -1,7 +1,7 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
 import io.rdmaverbs.verbs.provider.CmEventHandle;
-import io.rdmaverbs.verbs.provider.CmEventType;
+import io.rdmaverbs.verbs.attr.CmEventType;
 
 import org.jspecify.annotations.Nullable;
 

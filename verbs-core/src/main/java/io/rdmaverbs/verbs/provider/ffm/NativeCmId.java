@@ -6,7 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.rdmaverbs.verbs.provider.CmIdHandle;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 
 import org.jspecify.annotations.Nullable;
 

@@ -10,7 +10,7 @@ import java.util.Objects;
 
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 
 import org.jspecify.annotations.Nullable;
 

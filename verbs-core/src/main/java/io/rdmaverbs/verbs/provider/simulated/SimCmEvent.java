@@ -1,7 +1,7 @@
 package io.rdmaverbs.verbs.provider.simulated;
 
 import io.rdmaverbs.verbs.provider.CmEventHandle;
-import io.rdmaverbs.verbs.provider.CmEventType;
+import io.rdmaverbs.verbs.attr.CmEventType;
 import io.rdmaverbs.verbs.provider.CmIdHandle;
 
 import org.jspecify.annotations.Nullable;

@@ -4,7 +4,7 @@ import java.net.InetSocketAddress;
 
 import io.rdmaverbs.verbs.provider.CmChannelHandle;
 import io.rdmaverbs.verbs.provider.CmIdHandle;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 
 import org.jspecify.annotations.Nullable;
 

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -23,11 +24,11 @@ import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CmChannelHandle;
-import io.rdmaverbs.verbs.provider.CmConnectionParams;
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
 import io.rdmaverbs.verbs.provider.CmEventHandle;
-import io.rdmaverbs.verbs.provider.CmEventType;
+import io.rdmaverbs.verbs.attr.CmEventType;
 import io.rdmaverbs.verbs.provider.CmIdHandle;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 import io.rdmaverbs.verbs.provider.ConnectionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.Handle;
@@ -78,6 +79,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     /** The ids not yet destroyed, like the kernel's {@code rdma resource show cm_id}. */
     private final Set<SimCmId> live = new java.util.LinkedHashSet<>();
     private volatile long cmRetryNanos = DEFAULT_CM_RETRY_TIMEOUT.toNanos();
+    private volatile long idQpGapNanos;
 
     SimConnectionVerbs(SimUverbs uverbs, SimulatedNetwork network, SimDeviceVerbs devices, SimQpVerbs qps,
             DescriptorTable descriptors) {
@@ -277,8 +279,12 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         SimCmId cmId = own(id, SimCmId.class);
         Objects.requireNonNull(params, "params");
         uverbs.call("rdma_connect", cmId.device, cmId.describe());
+        SimQp qp = loadIdQp(cmId);
         onNetwork(() -> {
             cmId.requireUsable();
+            if (qp != null) {
+                useLoadedQp(qp, "rdma_connect", "a read of its qp_num and srq");
+            }
             if (cmId.state != SimCmId.State.ROUTE_RESOLVED) {
                 throw new VerbsException("rdma_connect", cmId.describe(), Errno.EINVAL, "the id is " + cmId.state
                         + "; resolve its route first (ROUTE_RESOLVED)");
@@ -326,10 +332,14 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         SimCmId cmId = own(id, SimCmId.class);
         Objects.requireNonNull(params, "params");
         uverbs.call("rdma_accept", cmId.device, cmId.describe());
+        SimQp qp = loadIdQp(cmId);
         onNetwork(() -> {
             cmId.requireUsable();
             SimCmId active = requireRequest("rdma_accept", cmId);
             requirePrivateData("rdma_accept", cmId, params.privateData(), REP_PRIVATE_DATA);
+            if (qp != null) {
+                useLoadedQp(qp, "rdma_accept", "ibv_modify_qp(IBV_QPS_RTR) and its qp_num");
+            }
             if (cmId.qp != null && active.qp != null) {
                 SimConnectionVerbs activeHost = active.provider.cm();
                 moveToRts(cmId, active);
@@ -371,14 +381,16 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     public void disconnect(CmIdHandle id) {
         SimCmId cmId = own(id, SimCmId.class);
         uverbs.call("rdma_disconnect", cmId.device, cmId.describe());
+        SimQp qp = loadIdQp(cmId);
         onNetwork(() -> {
             cmId.requireUsable();
             if (!hasIbCmId(cmId)) {
                 throw new VerbsException("rdma_disconnect", cmId.describe(), Errno.EINVAL, "the id is "
                         + cmId.state + "; only an id that connects, is connected or came with a request disconnects");
             }
-            if (cmId.qp != null) {
-                qps.modifyQp(cmId.qp, QpModification.to(QpState.ERR));
+            if (qp != null) {
+                qps.modifyQp(useLoadedQp(qp, "rdma_disconnect", "ibv_modify_qp(IBV_QPS_ERR)"),
+                        QpModification.to(QpState.ERR));
             }
             if (cmId.state == SimCmId.State.CONNECTED) {
                 sendDisconnectRequest(cmId);
@@ -617,6 +629,37 @@ final class SimConnectionVerbs implements ConnectionVerbs {
 
     void setCmRetryTimeout(Duration timeout) {
         cmRetryNanos = requirePositive(timeout);
+    }
+
+    void widenIdQpGap(Duration gap) {
+        Objects.requireNonNull(gap, "gap");
+        if (gap.isNegative()) {
+            throw new IllegalArgumentException("a gap must not be negative, was " + gap);
+        }
+        idQpGapNanos = gap.toNanos();
+    }
+
+    /**
+     * librdmacm's load of {@code id->qp} at the start of a verb that then uses the QP: in user space, with no
+     * lock against {@code rdma_destroy_qp} (which frees the QP, then clears {@code id->qp}), followed by the
+     * gap {@link SimulatedProvider#widenLibrdmacmRaces} sets before the verb goes on.
+     */
+    private @Nullable SimQp loadIdQp(SimCmId cmId) {
+        SimQp qp = onNetwork(() -> cmId.qp);
+        long gap = idQpGapNanos;
+        if (qp != null && gap > 0) {
+            LockSupport.parkNanos(gap);
+        }
+        return qp;
+    }
+
+    /** The use of a QP {@link #loadIdQp loaded} from {@code id->qp}: freed since, it is a crash in C. */
+    private SimQp useLoadedQp(SimQp qp, String verb, String use) {
+        if (qp.isDestroyed()) {
+            throw qp.provider.freedMemoryUse(new FreedMemoryUse(verb, use, qp.describe(),
+                    Thread.currentThread().toString()));
+        }
+        return qp;
     }
 
     int liveIds() {

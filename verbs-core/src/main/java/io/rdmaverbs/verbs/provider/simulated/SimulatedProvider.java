@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.rdmaverbs.verbs.attr.PortState;
 import io.rdmaverbs.verbs.provider.AddressHandleVerbs;
@@ -35,8 +36,9 @@ import io.rdmaverbs.verbs.provider.VerbsProvider;
  * {@link SimulatedNetwork} the provider is a host of ({@link #on}: two providers, two hosts).
  *
  * <p>Besides the verbs it offers simulation hooks for tests: {@link #setPortState},
- * {@link #injectDeviceFatal}, the {@link #faults() fault plan}, and inspection like {@code rdma resource show}: {@link #resourceCounts},
- * {@link #leakedObjects}.
+ * {@link #injectDeviceFatal}, the {@link #faults() fault plan}, {@link #widenLibrdmacmRaces}, and inspection like
+ * {@code rdma resource show}: {@link #resourceCounts}, {@link #leakedObjects}; and what would have crashed a real
+ * process, {@link #freedMemoryUses}.
  */
 public final class SimulatedProvider implements VerbsProvider {
 
@@ -50,6 +52,7 @@ public final class SimulatedProvider implements VerbsProvider {
     private final SimAsyncEvents asyncEvents;
     private final SimConnectionVerbs connectionVerbs;
     private final FaultPlan faults;
+    private final List<FreedMemoryUse> freedMemoryUses = new CopyOnWriteArrayList<>();
 
     private SimulatedProvider(SimulatedNetwork network, List<DeviceProfile> profiles) {
         List<SimDevice> devices = SimDeviceVerbs.devicesOf(profiles);
@@ -240,5 +243,40 @@ public final class SimulatedProvider implements VerbsProvider {
             locked(d, () -> all.addAll(d.leaks));
         }
         return List.copyOf(all);
+    }
+
+    /**
+     * Widens the gap between librdmacm's load of {@code id->qp} and its use of that QP in the verbs that
+     * reach the QP through the id ({@code rdma_disconnect}, {@code rdma_accept}, {@code rdma_connect}):
+     * librdmacm takes no lock there, so a caller that lets {@code rdma_destroy_qp} run meanwhile frees the
+     * QP under the call. Zero by default; a close-race test widens it so that a missing serialisation
+     * shows on every run ({@link #freedMemoryUses()}) instead of once in many.
+     */
+    public void widenLibrdmacmRaces(Duration gap) {
+        connectionVerbs.widenIdQpGap(gap);
+    }
+
+    /**
+     * The uses of freed objects this provider saw, oldest first: each would have crashed a real process.
+     * Empty unless a caller raced a destroy against a verb that reaches the object.
+     */
+    public List<FreedMemoryUse> freedMemoryUses() {
+        return List.copyOf(freedMemoryUses);
+    }
+
+    /** Records a use of freed memory and fails the verb with it (the real process would be gone). */
+    Error freedMemoryUse(FreedMemoryUse use) {
+        freedMemoryUses.add(use);
+        return new SimulatedCrash(use);
+    }
+
+    /** The simulation's SIGSEGV: an {@code Error}, so that no {@code catch (RuntimeException)} hides it. */
+    static final class SimulatedCrash extends Error {
+
+        private static final long serialVersionUID = 1L;
+
+        SimulatedCrash(FreedMemoryUse use) {
+            super(use.toString());
+        }
     }
 }

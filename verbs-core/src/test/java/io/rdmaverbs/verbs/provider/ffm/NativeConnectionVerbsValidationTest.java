@@ -21,9 +21,9 @@ import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.CmChannelHandle;
-import io.rdmaverbs.verbs.provider.CmConnectionParams;
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
 import io.rdmaverbs.verbs.provider.CmIdHandle;
-import io.rdmaverbs.verbs.provider.CmPortSpace;
+import io.rdmaverbs.verbs.attr.CmPortSpace;
 import io.rdmaverbs.verbs.provider.ConnectionVerbs;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
@@ -260,7 +260,7 @@ class NativeConnectionVerbsValidationTest {
         data[0] = 9;
         event.privateData()[1] = 9;
 
-        assertThat(event.type()).isEqualTo(io.rdmaverbs.verbs.provider.CmEventType.REJECTED);
+        assertThat(event.type()).isEqualTo(io.rdmaverbs.verbs.attr.CmEventType.REJECTED);
         assertThat(event.status()).isEqualTo(28);
         assertThat(event.privateData()).containsExactly(1, 2, 3);
         assertThat(event.listenId()).isNull();

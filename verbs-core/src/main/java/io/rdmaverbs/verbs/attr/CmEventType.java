@@ -1,4 +1,4 @@
-package io.rdmaverbs.verbs.provider;
+package io.rdmaverbs.verbs.attr;
 
 /** {@code enum rdma_cm_event_type} ({@code rdma_get_cm_event(3)}), in header order. */
 public enum CmEventType {

@@ -1,4 +1,4 @@
-package io.rdmaverbs.verbs.provider;
+package io.rdmaverbs.verbs.attr;
 
 /** {@code enum rdma_port_space} of {@code rdma_create_id(3)}: the port space and with it the QP type. */
 public enum CmPortSpace {

@@ -1,4 +1,4 @@
-package io.rdmaverbs.verbs.provider;
+package io.rdmaverbs.verbs.attr;
 
 /**
  * {@code struct rdma_conn_param} of {@code rdma_connect(3)} and {@code rdma_accept(3)}. The private data

@@ -1,0 +1,280 @@
+package io.rdmaverbs.verbs.scenario;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
+
+import io.rdmaverbs.verbs.ResourceKind;
+import io.rdmaverbs.verbs.SendRequest;
+import io.rdmaverbs.verbs.VerbsResource;
+import io.rdmaverbs.verbs.attr.SendFlag;
+import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.attr.WcOpcode;
+import io.rdmaverbs.verbs.attr.WcStatus;
+import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.connection.Connection;
+import io.rdmaverbs.verbs.connection.ConnectionListener;
+import io.rdmaverbs.verbs.connection.ConnectionState;
+import io.rdmaverbs.verbs.connection.Connections;
+import io.rdmaverbs.verbs.connection.ConnectSpec;
+import io.rdmaverbs.verbs.connection.ListenSpec;
+import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
+
+import static io.rdmaverbs.verbs.scenario.CmScenarios.EVENT_WAIT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Closes that race the connection's own CM traffic, in one process on the target: the close of a
+ * connection against its lane's answer to the peer's DISCONNECTED (an {@code rdma_disconnect} that reaches
+ * the QP through {@code id->qp} while the close's {@code rdma_destroy_qp} frees it), both managers of live
+ * connections closed at once, and ten checksummed exchanges whose pairs close concurrently. On a real
+ * device a lost race is a SIGSEGV in libibverbs and the JVM is gone; the simulated provider widens
+ * librdmacm's window ({@link SimulatedProvider#widenLibrdmacmRaces}) and records such a use instead
+ * ({@link SimulatedProvider#freedMemoryUses()}, which {@link ScenarioRun#close()} requires empty).
+ *
+ * <p>Many rounds each: on the kernel the window is a few instructions wide. What is recorded is the same
+ * whichever way each race went, so the differential holds.
+ */
+final class CloseRaceScenarios {
+
+    /** Rounds of the one-connection races on the kernel; the simulator's widened window needs fewer. */
+    private static final int KERNEL_ROUNDS = Integer.getInteger("rdma.verbs.close-race.rounds", 60);
+    private static final int SIMULATED_ROUNDS = 12;
+    /** Wide enough that every unserialised use lands in it, on any machine. */
+    private static final Duration SIMULATED_WINDOW = Duration.ofMillis(3);
+    private static final int PAIRS = 10;
+    private static final int MESSAGES = Integer.getInteger("rdma.verbs.close-race.messages", 200);
+
+    private CloseRaceScenarios() {
+    }
+
+    static List<Scenario> all() {
+        return List.of(
+                new Scenario("Close races: a connection closed while its lane answers the peer's DISCONNECTED, many "
+                        + "rounds, leaves nothing", CloseRaceScenarios::closeAgainstDisconnectAnswer),
+                new Scenario("Close races: both managers of three live connections closed at once, many rounds, "
+                        + "leave nothing", CloseRaceScenarios::bothManagersAtOnce),
+                new Scenario("Close races: ten connections exchange checksummed messages, then each pair closes "
+                        + "concurrently, leaving nothing", CloseRaceScenarios::tenPairsCloseConcurrently));
+    }
+
+    /**
+     * The client disconnects; at once the server's connection is closed, while its event loop reads the
+     * DISCONNECTED and its lane answers it with {@code rdma_disconnect}.
+     */
+    static void closeAgainstDisconnectAnswer(ScenarioRun run) throws Exception {
+        int rounds = rounds(run);
+        try (Connections server = Connections.on(run.verbs(), "server");
+                Connections client = Connections.on(run.verbs(), "client")) {
+            ListenedConnections accepted = ListenedConnections.on(server, run);
+            for (int round = 0; round < rounds; round++) {
+                Connection c = client.connect(ConnectSpec.to(accepted.listener.address()));
+                Connection s = accepted.next();
+                c.disconnect();
+                s.close();
+                c.close();
+                assertClosed(c, s, round);
+            }
+            run.steps().observed("rounds", "every connection closed");
+            accepted.listener.close();
+        }
+        assertNothingLeft(run);
+    }
+
+    /** Three connections between two managers; both managers closed by two threads released together. */
+    static void bothManagersAtOnce(ScenarioRun run) throws Exception {
+        int rounds = Math.max(3, rounds(run) / 4);
+        ExecutorService closers = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < rounds; round++) {
+                Connections server = Connections.on(run.verbs(), "server");
+                Connections client = Connections.on(run.verbs(), "client");
+                ListenedConnections accepted = ListenedConnections.on(server, run);
+                List<Connection> pairs = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    pairs.add(client.connect(ConnectSpec.to(accepted.listener.address())));
+                    pairs.add(accepted.next());
+                }
+                CountDownLatch go = new CountDownLatch(1);
+                Future<?> a = closers.submit(() -> closeAt(go, server));
+                Future<?> b = closers.submit(() -> closeAt(go, client));
+                go.countDown();
+                a.get(30, TimeUnit.SECONDS);
+                b.get(30, TimeUnit.SECONDS);
+                for (Connection c : pairs) {
+                    assertThat(c.state()).as("round %d: %s", round, c).isEqualTo(ConnectionState.CLOSED);
+                }
+            }
+            run.steps().observed("rounds", "both managers closed, every connection closed");
+        } finally {
+            closers.shutdownNow();
+        }
+        assertNothingLeft(run);
+    }
+
+    /**
+     * The workload that crashed the JVM on rxe: ten RC connections, each a ping-pong of checksummed
+     * messages both ways, then every pair closed (client, then server) on its own thread, all at once.
+     */
+    static void tenPairsCloseConcurrently(ScenarioRun run) throws Exception {
+        int messages = run.provider() instanceof SimulatedProvider ? 20 : MESSAGES;
+        ExecutorService workers = Executors.newFixedThreadPool(PAIRS);
+        try (Connections server = Connections.on(run.verbs(), "server");
+                Connections client = Connections.on(run.verbs(), "client")) {
+            ListenedConnections accepted = ListenedConnections.on(server, run);
+            List<Connection[]> pairs = new ArrayList<>();
+            for (int i = 0; i < PAIRS; i++) {
+                Connection c = client.connect(ConnectSpec.to(accepted.listener.address()));
+                pairs.add(new Connection[] {c, accepted.next()});
+            }
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Long>> exchanges = new ArrayList<>();
+            for (Connection[] pair : pairs) {
+                exchanges.add(workers.submit(() -> {
+                    go.await();
+                    long checked = exchange(pair[0], pair[1], messages);
+                    pair[0].close();
+                    pair[1].close();
+                    return checked;
+                }));
+            }
+            go.countDown();
+            long checked = 0;
+            for (Future<Long> f : exchanges) {
+                checked += f.get(120, TimeUnit.SECONDS);
+            }
+            assertThat(checked).as("messages whose checksum was verified").isEqualTo(2L * PAIRS * messages);
+            for (Connection[] pair : pairs) {
+                assertClosed(pair[0], pair[1], 0);
+            }
+            run.steps().observed("exchanges", PAIRS + " pairs, every checksum matched, every connection closed");
+            accepted.listener.close();
+        } finally {
+            workers.shutdownNow();
+        }
+        assertNothingLeft(run);
+    }
+
+    // ---- building blocks ----------------------------------------------------------------------------
+
+    /** A listener whose accepted connections the scenario takes in order. */
+    private record ListenedConnections(ConnectionListener listener,
+            java.util.concurrent.BlockingQueue<Connection> accepted) {
+
+        static ListenedConnections on(Connections server, ScenarioRun run) {
+            java.util.concurrent.BlockingQueue<Connection> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+            ConnectionListener l = server.listen(ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)).backlog(16),
+                    request -> queue.add(request.accept()));
+            return new ListenedConnections(l, queue);
+        }
+
+        Connection next() throws InterruptedException {
+            Connection s = accepted.poll(EVENT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            if (s == null) {
+                throw new AssertionError("no connection accepted within " + EVENT_WAIT);
+            }
+            if (!s.awaitState(ConnectionState.CONNECTED, EVENT_WAIT)) {
+                throw new AssertionError(s + " not connected within " + EVENT_WAIT);
+            }
+            return s;
+        }
+    }
+
+    private static int rounds(ScenarioRun run) {
+        if (run.provider() instanceof SimulatedProvider sim) {
+            sim.widenLibrdmacmRaces(SIMULATED_WINDOW);
+            return SIMULATED_ROUNDS;
+        }
+        return KERNEL_ROUNDS;
+    }
+
+    private static void closeAt(CountDownLatch go, Connections connections) {
+        try {
+            go.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        connections.close();
+    }
+
+    private static void assertClosed(Connection c, Connection s, int round) {
+        assertThat(c.state()).as("round %d: the client's connection", round).isEqualTo(ConnectionState.CLOSED);
+        assertThat(s.state()).as("round %d: the server's connection", round).isEqualTo(ConnectionState.CLOSED);
+        assertThat(c.resources()).as("round %d: the client's resources", round).isEmpty();
+        assertThat(s.resources()).as("round %d: the server's resources", round).isEmpty();
+    }
+
+    private static void assertNothingLeft(ScenarioRun run) {
+        assertThat(run.verbs().resources()).extracting(VerbsResource::kind)
+                .as("what the races left in the graph")
+                .doesNotContain(ResourceKind.CM_ID, ResourceKind.QUEUE_PAIR, ResourceKind.MEMORY_REGION);
+    }
+
+    /**
+     * {@code count} messages each way, one in flight: the client sends buffer 0, the server checks its
+     * checksum and sends it back, the client checks it again. The number of checksums verified.
+     */
+    private static long exchange(Connection client, Connection server, int count) {
+        long checked = 0;
+        int size = Math.min(256, client.buffers().sendSize());
+        byte[] payload = new byte[size];
+        for (int i = 0; i < count; i++) {
+            for (int b = 0; b < size; b++) {
+                payload[b] = (byte) (i * 31 + b);
+            }
+            long sum = crc(payload);
+            checked += relay(client, server, payload, sum);
+            checked += relay(server, client, payload, sum);
+        }
+        return checked;
+    }
+
+    /** Sends {@code payload} from {@code from} to {@code to}; 1 once {@code to} received it with its checksum. */
+    private static int relay(Connection from, Connection to, byte[] payload, long sum) {
+        MemorySegment.copy(payload, 0, from.buffers().sendBuffer(0), ValueLayout.JAVA_BYTE, 0, payload.length);
+        try (SendRequest send = from.queuePair().newSendRequest(1)) {
+            send.wrId(1_000).opcode(SendOpcode.SEND).flags(SendFlag.SIGNALED)
+                    .single(from.buffers().region(), from.buffers().sendOffset(0), payload.length);
+            from.queuePair().postSend(send);
+        }
+        await(from, WcOpcode.SEND);
+        int buffer = (int) await(to, WcOpcode.RECV);
+        byte[] got = new byte[payload.length];
+        MemorySegment.copy(to.buffers().receiveBuffer(buffer), ValueLayout.JAVA_BYTE, 0, got, 0, got.length);
+        assertThat(crc(got)).as("checksum of a message to %s", to).isEqualTo(sum);
+        to.postReceive(buffer);
+        return 1;
+    }
+
+    /** The work request id of the next successful completion of {@code opcode} on the connection's CQ. */
+    private static long await(Connection c, WcOpcode opcode) {
+        try (WorkCompletions wcs = c.completionQueue().newWorkCompletions(1)) {
+            long deadline = System.nanoTime() + EVENT_WAIT.toNanos();
+            while (System.nanoTime() < deadline) {
+                if (c.completionQueue().poll(wcs) == 1) {
+                    assertThat(wcs.status(0)).as("%s on %s", opcode, c).isEqualTo(WcStatus.SUCCESS);
+                    assertThat(wcs.opcode(0)).as("completion on %s", c).isEqualTo(opcode);
+                    return wcs.wrId(0);
+                }
+                Thread.onSpinWait();
+            }
+            throw new AssertionError("no " + opcode + " completion on " + c + " within " + EVENT_WAIT);
+        }
+    }
+
+    private static long crc(byte[] bytes) {
+        CRC32 crc = new CRC32();
+        crc.update(bytes);
+        return crc.getValue();
+    }
+}
