@@ -369,6 +369,10 @@ public final class RdmaPeer {
             return false;
         }
         attempts.set(0);
+        // Lost with its port (a link cut): released once the port is back, which no new attempt can
+        // beat anyway (PortWait).
+        PortWait.untilActive("RDMA peer '" + name + "' connection to " + format(remoteAddress), connected,
+                () -> stopping);
         connected.close(Duration.ZERO);
         return true;
     }

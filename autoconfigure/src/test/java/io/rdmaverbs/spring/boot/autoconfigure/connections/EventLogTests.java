@@ -32,6 +32,7 @@ import static org.awaitility.Awaitility.await;
 class EventLogTests {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Path EVENT_LOG_CHECK = Path.of("..", "tools", "softroce", "event-log.py");
 
     private final Hosts hosts = new Hosts();
     private final Host a = hosts.host("rxe0");
@@ -84,6 +85,34 @@ class EventLogTests {
                         + "\",\"connected\":false}",
                 "{\"time\":T,\"event\":\"channel-closed\",\"tookMs\":N}",
                 "{\"time\":T,\"event\":\"teardown\",\"policy\":\"strict\",\"tookMs\":N,\"closed\":N,\"left\":[]}");
+
+        // What the guests run on the same lines: a renamed key or event fails here, not in a qemu run.
+        assertThat(guestCheck(peerLog, "connected=1")).startsWith("  cm/conn-1: connected, disconnected by the "
+                + "shutdown: DISCONNECTED after ").endsWith("ok event log: 1 connection(s), 1 disconnected by the "
+                        + "shutdown, 0 ended by themselves; stopped: peer 'echo' stopped-connecting (connected)\n");
+        assertThat(guestCheck(listenerLog, "unconnected")).contains("  cm/conn-2: accepted, ended by itself (ended): "
+                + "the other side disconnected (RDMA_CM_EVENT_DISCONNECTED)").endsWith("ok event log: 1 connection(s), "
+                        + "0 disconnected by the shutdown, 1 ended by themselves; stopped: listener 'echo' "
+                        + "stopped-listening (not connected)\n");
+    }
+
+    @Test
+    void theGuestCheckFailsALogWhoseConnectionHasNoEndOrWhoseShutdownIsCutShort() throws IOException {
+        Path log = dir.resolve("a.jsonl");
+        a.echoListener().withPropertyValues("rdma.verbs.connections.event-log=" + log)
+                .run(listenerSide -> b.echoPeer(a).run(peerSide -> {
+                    assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
+                    listenerSide.close();
+                }));
+        assertThat(guestCheck(log, "connected=1")).startsWith("  cm/conn-").contains("ok event log: ");
+        assertThat(guestCheck(log, "connected=2")).contains("FAIL event log ",
+                "the shutdown disconnected 1 connection(s), want 2");
+        List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+        Path cut = dir.resolve("cut.jsonl");
+        Files.write(cut, lines.stream().filter(l -> !l.contains("\"disconnected\"") && !l.contains("\"teardown\""))
+                .toList());
+        assertThat(guestCheck(cut, "any")).contains("FAIL event log ", " has 0 ends, want 1",
+                "no teardown: the verbs teardown never reported");
     }
 
     @Test
@@ -100,7 +129,8 @@ class EventLogTests {
         assertThat(lines).hasSize(6);
         assertThat(lines.get(2)).matches("\\{\"time\":T,\"event\":\"down\",\"peer\":\"echo\",\"connection\":"
                 + "\"cm/conn-\\d+\",\"remote\":\"\\[" + a.address().replace(".", "\\.") + "]:7471\",\"reason\":\"the other side disconnected "
-                + "\\(RDMA_CM_EVENT_DISCONNECTED\\)\",\"failedCompletions\":\\[\"\\d+ x RECV WR_FLUSH_ERR\"]}");
+                + "\\(RDMA_CM_EVENT_DISCONNECTED\\)\",\"failedCompletions\":"
+                + "\\[\"\\d+ x RECV WR_FLUSH_ERR\"(,\"\\d+ x SEND WR_FLUSH_ERR\")?]}");
         assertThat(lines.get(3)).isEqualTo("{\"time\":T,\"event\":\"stopped-connecting\",\"peer\":\"echo\","
                 + "\"address\":\"[" + a.address() + "]:7471\",\"connected\":false}");
         assertThat(lines.subList(4, 6)).map(l -> l.replaceAll(",.*", "")).containsExactly("{\"time\":T",
@@ -150,6 +180,25 @@ class EventLogTests {
     @Test
     void noEventLogWithoutTheProperty() {
         a.echoListener().run(context -> assertThat(context).doesNotHaveBean(RdmaConnectionsEventLog.class));
+    }
+
+    /**
+     * tools/softroce/event-log.py on {@code log}: its output, with its exit code's meaning checked (0 with
+     * "ok", 1 with "FAIL").
+     */
+    private static String guestCheck(Path log, String expect) throws IOException {
+        Process p = new ProcessBuilder("python3", EVENT_LOG_CHECK.toString(), log.toString(), "--expect", expect)
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        int rc;
+        try {
+            rc = p.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+        assertThat(rc).as(out).isEqualTo(out.contains("ok event log: ") ? 0 : 1);
+        return out;
     }
 
     /** What a shutdown's release of a connection closes, in order: the QP before its id (rdma_destroy_qp(3)). */
