@@ -10,7 +10,7 @@ import org.springframework.context.ApplicationEvent;
  * delays that peer's or listener's next step, nothing else.
  */
 public abstract sealed class RdmaConnectionEvent extends ApplicationEvent
-        permits RdmaPeerConnectedEvent, RdmaPeerDownEvent, RdmaConnectionAcceptedEvent, RdmaConnectionEndedEvent {
+        permits RdmaPeerConnectedEvent, RdmaConnectionAcceptedEvent, RdmaConnectionLostEvent {
 
     private final String name;
     private final InetSocketAddress remoteAddress;

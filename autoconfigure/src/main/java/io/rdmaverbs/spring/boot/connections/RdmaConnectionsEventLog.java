@@ -106,11 +106,12 @@ public final class RdmaConnectionsEventLog implements SmartApplicationListener, 
                     .connection(e.session()));
             case RdmaPeerConnectedEvent e -> write(record("connected").owner(Role.PEER, e.name())
                     .connection(e.session()).with("attempt", e.attempt()).millis("setupMs", e.setup()));
-            case RdmaPeerDownEvent e -> write(record("down").owner(Role.PEER, e.name()).connection(e.session())
-                    .with("reason", e.reason()).with("failedCompletions", e.failedCompletions()));
-            case RdmaConnectionEndedEvent e -> write(record("ended").owner(Role.LISTENER, e.name())
-                    .connection(e.session()).with("reason", e.reason())
-                    .with("failedCompletions", e.failedCompletions()));
+            case RdmaConnectionLostEvent e -> {
+                boolean peer = e instanceof RdmaPeerDownEvent;
+                write(record(peer ? "down" : "ended").owner(peer ? Role.PEER : Role.LISTENER, e.name())
+                        .connection(e.session()).with("reason", e.reason())
+                        .with("failedCompletions", e.failedCompletions()));
+            }
             case RdmaConnectionsStoppedEvent e -> shutdown(e.report());
             default -> {
             }

@@ -37,13 +37,7 @@ class PortDownReleaseTests {
     void anAcceptedConnectionLostWhileItsPortIsDownIsReleasedOnceThePortIsBack(CapturedOutput output) {
         a.echoListener().run(listenerSide -> {
             Verbs verbs = listenerSide.getBean(Verbs.class);
-            RdmaListener listener = listenerSide.getBean(RdmaListener.class);
-            b.echoPeer(a).run(peerSide -> {
-                assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
-                await().atMost(WAIT).until(() -> listener.sessions().size() == 1);
-                a.provider().setPortState("rxe0", 1, PortState.DOWN);
-            });
-            await().atMost(WAIT).until(() -> listener.sessions().isEmpty());
+            acceptedThenLostWithThePortDown(listenerSide);
 
             await().during(Duration.ofMillis(500)).atMost(WAIT).until(() -> connectionIds(verbs) == 1);
 
@@ -92,13 +86,7 @@ class PortDownReleaseTests {
     @Test
     void aListenerStoppingWhileItsPortIsDownReleasesTheLostConnectionWithoutWaiting(CapturedOutput output) {
         a.echoListener().run(listenerSide -> {
-            RdmaListener listener = listenerSide.getBean(RdmaListener.class);
-            b.echoPeer(a).run(peerSide -> {
-                assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
-                await().atMost(WAIT).until(() -> listener.sessions().size() == 1);
-                a.provider().setPortState("rxe0", 1, PortState.DOWN);
-            });
-            await().atMost(WAIT).until(() -> listener.sessions().isEmpty());
+            acceptedThenLostWithThePortDown(listenerSide);
             long started = System.nanoTime();
 
             listenerSide.close();
@@ -107,6 +95,17 @@ class PortDownReleaseTests {
             await().atMost(WAIT).untilAsserted(() -> assertThat(output.getOut())
                     .contains("was down: released once it was still down as it stops"));
         });
+    }
+
+    /** b's peer connects to a's listener; a's port goes down; b's context stops, which ends a's connection. */
+    private void acceptedThenLostWithThePortDown(ConfigurableApplicationContext listenerSide) {
+        RdmaListener listener = listenerSide.getBean(RdmaListener.class);
+        b.echoPeer(a).run(peerSide -> {
+            assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
+            await().atMost(WAIT).until(() -> listener.sessions().size() == 1);
+            a.provider().setPortState("rxe0", 1, PortState.DOWN);
+        });
+        await().atMost(WAIT).until(() -> listener.sessions().isEmpty());
     }
 
     /** The CM ids of accepted connections still in the graph (the listening id is not one). */
