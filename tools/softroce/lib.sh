@@ -74,6 +74,11 @@ sr_kernel_label() {
   n=${n#linux-image-}; n=${n%-amd64}; n=${n%%+*}
   printf '%s' "$n"
 }
+# sr_kernel_is NAME RELEASE: whether a guest's `uname -r` RELEASE is the kernel NAME asked for.
+sr_kernel_is() {
+  local n=${1:-$SOFTROCE_DEFAULT_SERIES}
+  if sr_is_series "$n"; then [[ $2 == "$n".* ]]; else [ "$2" = "${n#linux-image-}" ]; fi
+}
 # sr_find_image RECIPE KPKG: the newest image dir in the cache built by this
 # recipe from that package, or nothing.
 sr_find_image() {

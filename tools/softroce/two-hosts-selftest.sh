@@ -266,6 +266,12 @@ check "link cut: rping works again after eth0 is up" "$OUT/B/linkcut.txt" '^link
 # The cut rounds: what each kernel was measured to do (lib.sh's sr_rxe_after_live_cut), checked as such.
 KERNEL=$(cat "$OUT/A/kernel" 2>/dev/null || echo unknown)
 EXPECT=$(sr_rxe_after_live_cut "$KERNEL")
+# The boot image is the kernel's asked for (one image per kernel in the cache, docs/softroce.md).
+if sr_kernel_is "${SOFTROCE_KPKG:-}" "$KERNEL" && [ "$(cat "$OUT/B/kernel" 2>/dev/null)" = "$KERNEL" ]; then
+  ok "both guests booted the kernel asked for (${SOFTROCE_KPKG:-$SOFTROCE_DEFAULT_SERIES}): $KERNEL"
+else
+  bad "the guests booted $KERNEL (A) and $(cat "$OUT/B/kernel" 2>/dev/null || echo '?') (B), not ${SOFTROCE_KPKG:-$SOFTROCE_DEFAULT_SERIES}"
+fi
 attempts() { grep -c 'rping exit ' "$OUT/B/$1.txt" 2>/dev/null || true; }
 worked() { grep -c 'rping exit 0$' "$OUT/B/$1.txt" 2>/dev/null || true; }
 flat() { [ -s "$OUT/A/$1-up.txt" ] && cmp -s "$OUT/A/$1-up.txt" "$OUT/A/$1-end.txt"; }
