@@ -133,12 +133,13 @@ public final class RdmaListener {
         logger.info("RDMA listener '" + name + "' connection from " + RdmaPeer.format(session.peerAddress())
                 + " ended: " + reason + (failedCompletions.isEmpty() ? ""
                         : " (failed work completions: " + String.join(", ", failedCompletions) + ")"));
-        events.publishEvent(new RdmaConnectionEndedEvent(this, session.peerAddress(), session, reason, failedCompletions));
+        events.publishEvent(
+                new RdmaConnectionEndedEvent(this, session.peerAddress(), session, reason, failedCompletions));
         // Off the completion thread that told us: the close joins it. Lost with its port (a link cut), it
         // goes once the port is back: its DREQ could reach nobody before (PortWait).
         Thread.ofVirtual().name("rdma-release-" + name).start(() -> {
-            PortWait.untilActive("RDMA listener '" + name + "' connection from " + RdmaPeer.format(session.peerAddress()),
-                    session, () -> stopping);
+            String owner = "RDMA listener '" + name + "' connection from " + RdmaPeer.format(session.peerAddress());
+            PortWait.untilActive(owner, session, () -> stopping);
             session.close(Duration.ofSeconds(2));
         });
     }

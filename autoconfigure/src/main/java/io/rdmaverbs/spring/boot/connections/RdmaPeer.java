@@ -312,7 +312,8 @@ public final class RdmaPeer {
         long started = System.nanoTime();
         CompletableFuture<String> loss = new CompletableFuture<>();
         try {
-            RdmaSession connected = connector.connect(this, (s, reason, failed) -> lostSession(loss, s, reason, failed));
+            RdmaSession connected = connector.connect(this,
+                    (s, reason, failed) -> lostSession(loss, s, reason, failed));
             Duration setup = Duration.ofNanos(System.nanoTime() - started);
             lost = loss;
             session = connected;
