@@ -100,12 +100,22 @@ def cell(r, digits=2, scale=1.0):
     return f"{fmt(r.median / scale, digits)} ± {fmt(r.error / scale, digits)}"
 
 
+def cpu(results):
+    """The CPU the figures are of, as run.sh recorded it (the benchmarks print it too: "# cpu: ...")."""
+    machine = results / "machine.txt"
+    if machine.exists():
+        for line in machine.read_text().splitlines():
+            if line.startswith("cpu:"):
+                return line[len("cpu:"):].strip()
+    return "unknown CPU"
+
+
 def hotpath(results):
     runs = jmh(results / "hotpath.json")
     if not runs:
         return
     cross = columns(results / "hotpath-c.txt", 1)
-    print("### Hot path (host): ns per call, median ± 99.9% error\n")
+    print(f"### Hot path (host, {cpu(results)}): ns per call, median ± 99.9% error\n")
     print("| call | C (JMH) | C (clock_gettime) | FFM floor, bare addresses | FFM floor, as the binding passes memory "
           "| provider SPI | project API | provider / C | API / C (goal ≤ 1.2) | API − C (ns) | API B/op |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -142,6 +152,25 @@ def hotpath(results):
             recv = runs.get(f"RawDowncall.postRecv[scope={k}]")
             print(f"| {label} | {cell(cap)} | {cell(plain)} | {cell(recv)} |")
         print()
+    chains(runs, cpu(results))
+
+
+def chains(runs, cpu_model):
+    """BatchCalls: ns per WR of a 16-WR chain; API / C split at the raw FFM floor."""
+    if not any(n.startswith("BatchCalls.") for n in runs):
+        return
+    print(f"### 16-WR chains ({cpu_model}): ns per WR, median ± 99.9% error\n")
+    print("| chain | C | raw FFM floor | provider SPI | project API | floor / C | API / floor | API / C (goal ≤ 1.5) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for kind in ("Send", "Recv"):
+        c = runs.get(f"BatchCalls.c{kind}Chain")
+        f = runs.get(f"BatchCalls.raw{kind}Chain")
+        p = runs.get(f"BatchCalls.provider{kind}Chain")
+        a = runs.get(f"BatchCalls.api{kind}Chain")
+        ratio = lambda x, y: fmt(x.median / y.median) if x and y else "n/a"
+        print(f"| {kind.lower()} | {cell(c)} | {cell(f)} | {cell(p)} | {cell(a)} | {ratio(f, c)} | {ratio(a, f)} "
+              f"| **{ratio(a, c)}** |")
+    print()
 
 
 PAIRS = [("pd", "alloc + dealloc PD"), ("cq", "create + destroy CQ (256 entries)"),
@@ -276,6 +305,7 @@ def scale(results):
         print("### Resource graph at scale (host, simulated provider): ms, median ± 99.9% error\n")
         per_size_table(runs, [("GraphQueries.healthDetails", "health details (details + stuck references)"),
                               ("GraphQueries.closePlan", "close plan (CASCADE)"),
+                              ("GraphQueries.everyResourceNamed", "floor: every resource named once"),
                               ("GraphLifecycle.populate", "create the resources"),
                               ("GraphLifecycle.cascadeClose", "cascade teardown")], "resources", "operation")
     if (results / "heap.txt").exists():

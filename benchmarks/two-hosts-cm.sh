@@ -25,72 +25,41 @@ ROUNDS=(c1 java c2)
 CM_PORT_C=7471 CM_PORT_JAVA=7472 PP_PORT=7473
 
 # ---- inside the guests: A serves, B connects; they meet on files in $SOFTROCE_WIRE_DIR ----
-wire_wait() {   # wire_wait NAME SECONDS
-  local n=0
-  until [ -e "$SOFTROCE_WIRE_DIR/$1" ]; do
-    n=$((n + 1))
-    [ "$n" -lt $(($2 * 10)) ] || { echo "host $SOFTROCE_HOST: no $1 after $2 s" >&2; return 1; }
-    sleep 0.1
-  done
-}
-# A listening rdma_cm id shows in the kernel's resource tracking, with its port.
-cm_listening() {   # cm_listening PID PORT: until a listener on PORT is up, or PID ended
-  local n=0
-  until rdma resource show cm_id 2>/dev/null | grep -Eq "state LISTEN.*[^0-9]$2([^0-9]|\$)"; do
-    kill -0 "$1" 2>/dev/null || return 1
-    n=$((n + 1)); [ "$n" -lt 1200 ] || return 1; sleep 0.1
-  done
-}
-# rxe's packet counters on the wire's device, cumulative since boot: a stuck run shows where packets stopped.
-counters() { grep -H . "/sys/class/infiniband/$SOFTROCE_WIRE_DEV/ports/1/hw_counters/"* 2>/dev/null | sed 's|.*/||'; }
-jvm() { "$SOFTROCE_JAVA" -cp "$JAR" "$@"; }
+# shellcheck source=two-hosts-lib.sh
+. "$BENCH/two-hosts-lib.sh"
 
 server() {   # server ROUND WHAT OUT: A's side of one benchmark
-  local round=$1 what=$2 out=$3 pid rc=0
+  local round=$1 what=$2 out=$3 port=$PP_PORT linger=150
+  local -a cmd
   case "$round:$what" in
-    c*:cmtime)     cmtime -b "$SOFTROCE_ADDR" -p "$CM_PORT_C" -c "$CM_CONNECTIONS" > "$out" 2>&1 & ;;
-    java:cmtime)   jvm io.rdmaverbs.benchmarks.connection.CmTime server "$SOFTROCE_ADDR" "$CM_PORT_JAVA" \
-                     "$CM_CONNECTIONS" "$CM_PASSES" > "$out" 2>&1 & ;;
-    c*:pingpong-*) "$NATIVE/cm_pingpong" server "$SOFTROCE_ADDR" "$PP_PORT" "${what#pingpong-}" "$PP_COUNT" \
-                     "$PP_WARMUP" > "$out" 2>&1 & ;;
-    java:pingpong-*) jvm io.rdmaverbs.benchmarks.connection.PingPong server "$SOFTROCE_ADDR" "$PP_PORT" \
-                     "${what#pingpong-}" "$PP_COUNT" "$PP_WARMUP" > "$out" 2>&1 & ;;
+    # cmtime's server never ends by itself; the others end with their last connection, or are ended.
+    c*:cmtime)     cmd=(cmtime -b "$SOFTROCE_ADDR" -p "$CM_PORT_C" -c "$CM_CONNECTIONS"); port=$CM_PORT_C; linger=0 ;;
+    java:cmtime)   cmd=(jvm io.rdmaverbs.benchmarks.connection.CmTime server "$SOFTROCE_ADDR" "$CM_PORT_JAVA"
+                     "$CM_CONNECTIONS" "$CM_PASSES"); port=$CM_PORT_JAVA ;;
+    c*:pingpong-*) cmd=("$NATIVE/cm_pingpong" server "$SOFTROCE_ADDR" "$PP_PORT" "${what#pingpong-}" "$PP_COUNT"
+                     "$PP_WARMUP") ;;
+    java:pingpong-*) cmd=(jvm io.rdmaverbs.benchmarks.connection.PingPong server "$SOFTROCE_ADDR" "$PP_PORT"
+                     "${what#pingpong-}" "$PP_COUNT" "$PP_WARMUP") ;;
   esac
-  pid=$!
-  # Told even when no listener came up: B's client then fails at once, with its error in its file.
-  local port=$PP_PORT
-  [ "$what" != cmtime ] || { [ "$round" = java ] && port=$CM_PORT_JAVA || port=$CM_PORT_C; }
-  cm_listening "$pid" "$port" || echo "no listener: the server ended or was not up in 120 s" >> "$out"
-  touch "$SOFTROCE_WIRE_DIR/$round-$what.listening"
-  wire_wait "$round-$what.done" 240 || true
-  # cmtime's server never ends by itself; the others end with their last connection, or are ended here.
-  local n=0
-  while kill -0 "$pid" 2>/dev/null && [ "$n" -lt 150 ]; do
-    if [ "$what" = cmtime ] && [ "${round#c}" != "$round" ]; then break; fi
-    n=$((n + 1)); sleep 0.1
-  done
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || rc=$?
-  echo "server exit $rc" >> "$out"
+  : > "$out"
+  serve_step "$round" "$what" "$out" "$port" "$linger" 240 "${cmd[@]}"
   counters >> "$out"
 }
 
 client() {   # client ROUND WHAT OUT: B's side of one benchmark, timed by its own clock
-  local round=$1 what=$2 out=$3 rc=0
-  if wire_wait "$round-$what.listening" 240; then
-    case "$round:$what" in
-      c*:cmtime)     timeout 150 cmtime -s "$SOFTROCE_PEER_ADDR" -p "$CM_PORT_C" -c "$CM_CONNECTIONS" > "$out" 2>&1 || rc=$? ;;
-      java:cmtime)   timeout 150 "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.CmTime client \
-                       "$SOFTROCE_PEER_ADDR" "$CM_PORT_JAVA" "$CM_CONNECTIONS" "$CM_PASSES" > "$out" 2>&1 || rc=$? ;;
-      c*:pingpong-*) timeout "$PP_TIMEOUT" "$NATIVE/cm_pingpong" client "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" \
-                       "$PP_COUNT" "$PP_WARMUP" > "$out" 2>&1 || rc=$? ;;
-      java:pingpong-*) timeout "$PP_TIMEOUT" "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.PingPong client \
-                       "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" "$PP_COUNT" "$PP_WARMUP" > "$out" 2>&1 || rc=$? ;;
-    esac
-  else
-    rc=125
-  fi
-  echo "client exit $rc" >> "$out"
+  local round=$1 what=$2 out=$3
+  local -a cmd
+  case "$round:$what" in
+    c*:cmtime)     cmd=(timeout 150 cmtime -s "$SOFTROCE_PEER_ADDR" -p "$CM_PORT_C" -c "$CM_CONNECTIONS") ;;
+    java:cmtime)   cmd=(timeout 150 "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.CmTime client
+                     "$SOFTROCE_PEER_ADDR" "$CM_PORT_JAVA" "$CM_CONNECTIONS" "$CM_PASSES") ;;
+    c*:pingpong-*) cmd=(timeout "$PP_TIMEOUT" "$NATIVE/cm_pingpong" client "$SOFTROCE_PEER_ADDR" "$PP_PORT"
+                     "${what#pingpong-}" "$PP_COUNT" "$PP_WARMUP") ;;
+    java:pingpong-*) cmd=(timeout "$PP_TIMEOUT" "$SOFTROCE_JAVA" -cp "$JAR" io.rdmaverbs.benchmarks.connection.PingPong
+                     client "$SOFTROCE_PEER_ADDR" "$PP_PORT" "${what#pingpong-}" "$PP_COUNT" "$PP_WARMUP") ;;
+  esac
+  : > "$out"
+  client_step "$round" "$what" "$out" "${cmd[@]}"
   counters >> "$out"
   touch "$SOFTROCE_WIRE_DIR/$round-$what.done"
 }

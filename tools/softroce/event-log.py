@@ -7,16 +7,17 @@ usage: event-log.py FILE --expect connected=N|unconnected|any
 
 What it checks, for the last process that opened FILE (from its last `started` line on):
   - every line is a JSON object with `time` and `event`;
-  - each connection that began (`accepted`, `connected`) has exactly one end: `down`/`ended` (it ended
-    by itself: the other side disconnected, or a work request failed) or the shutdown's `disconnected`
-    followed by `released`; nothing ends that never began;
+  - each connection that began (`accepted`, `connected`) has one end: `down`/`ended` (it ended by
+    itself: the other side disconnected, or a work request failed) or the shutdown's `disconnected`
+    followed by `released`; a lost one whose release the shutdown overtook may have both, its
+    `disconnected` then NOT_CONNECTED or BY_PEER; nothing ends that never began;
   - the shutdown's order: every `stopped-listening`/`stopped-connecting` first, then every
     `disconnected` before any `released`, then `channel-closed`, then `teardown`;
-  - each shutdown `disconnected` saw RDMA_CM_EVENT_DISCONNECTED (`state` DISCONNECTED, `afterMs` set);
-    each `released` closed the QP before its CM id (rdma_destroy_qp(3)) and left nothing; the
-    teardown left nothing;
-  - --expect: connected=N, the shutdown disconnected exactly N connections; unconnected, none;
-    any, whatever the other side left it (two hosts stopped at the same moment).
+  - each shutdown `disconnected` is accounted for: BY_THIS_SIDE with RDMA_CM_EVENT_DISCONNECTED
+    (`afterMs` set), BY_PEER, or NOT_CONNECTED (already gone); never FAILED; each `released` closed
+    the QP before its CM id (rdma_destroy_qp(3)) and left nothing; the teardown left nothing;
+  - --expect: connected=N, the shutdown disconnected exactly N live connections (by this side or by
+    the peer); unconnected, none; any, whatever the other side left it (two hosts stopped at once).
 Prints one line per connection and one verdict line; exit 0 when all holds, 1 otherwise, 2 on usage.
 """
 import json
@@ -50,34 +51,49 @@ def owner(r):
 
 def check(records, expect):
     problems, lines = [], []
-    began, ends = {}, {}
+    began, lost, departed = {}, {}, {}
     for r in records:
         ev = r["event"]
         if ev in ("accepted", "connected"):
             if r["connection"] in began:
                 problems.append(f"{r['connection']} began twice (line {r['_line']})")
             began[r["connection"]] = r
-        elif ev in ("down", "ended", "disconnected"):
-            ends.setdefault(r["connection"], []).append(r)
+        elif ev in ("down", "ended"):
+            lost.setdefault(r["connection"], []).append(r)
+        elif ev == "disconnected":
+            departed.setdefault(r["connection"], []).append(r)
     released = {r["connection"]: r for r in records if r["event"] == "released"}
+    live_departures = []
     for name, start in began.items():
-        got = ends.get(name, [])
-        if len(got) != 1:
+        gone, left = lost.get(name, []), departed.get(name, [])
+        if len(gone) > 1 or len(left) > 1 or not (gone or left):
             problems.append(f"{name} ({owner(start)}, {start['event']} line {start['_line']}) has "
-                            f"{len(got)} ends, want 1: {[e['event'] for e in got]}")
+                            f"{len(gone) + len(left)} ends, want 1: {[e['event'] for e in gone + left]}")
             continue
-        end = got[0]
-        if end["event"] == "disconnected":
-            lines.append(f"{name}: {start['event']}, disconnected by the shutdown: {end['state']} after "
-                         f"{end['afterMs']} ms" + (f" (rdma_disconnect failed: {end['disconnectFailure']})"
-                                                   if end.get("disconnectFailure") else ""))
-            if name not in released:
-                problems.append(f"{name} was disconnected by the shutdown but never released")
-        else:
+        if left and name not in released:
+            problems.append(f"{name} was disconnected by the shutdown but never released")
+        if gone:
+            end = gone[0]
             lines.append(f"{name}: {start['event']}, ended by itself ({end['event']}): {end['reason']}"
-                         + (f" [{', '.join(end['failedCompletions'])}]" if end["failedCompletions"] else ""))
-    for name in set(ends) - set(began):
-        problems.append(f"{name} ended ({[e['event'] for e in ends[name]]}) but never began")
+                         + (f" [{', '.join(end['failedCompletions'])}]" if end["failedCompletions"] else "")
+                         + (f"; released by the shutdown ({left[0]['disconnect']})" if left else ""))
+            if left and left[0]["disconnect"] not in ("NOT_CONNECTED", "BY_PEER"):
+                problems.append(f"{name} ended by itself, then the shutdown disconnected it "
+                                f"{left[0]['disconnect']}")
+            continue
+        d = left[0]
+        how = d["disconnect"]
+        lines.append(f"{name}: {start['event']}, disconnected by the shutdown: {how}"
+                     + (f" after {d['afterMs']} ms" if how == "BY_THIS_SIDE" else "")
+                     + (f" (rdma_disconnect failed: {d['disconnectFailure']})" if d.get("disconnectFailure") else ""))
+        if how == "FAILED" or (how == "BY_THIS_SIDE" and d["afterMs"] is None):
+            problems.append(f"{name}: the shutdown's disconnect saw no RDMA_CM_EVENT_DISCONNECTED "
+                            f"({how}, afterMs {d['afterMs']}, failure {d['disconnectFailure']})")
+        if how in ("BY_THIS_SIDE", "BY_PEER", "FAILED"):
+            live_departures.append(d)
+    for name in (set(lost) | set(departed)) - set(began):
+        problems.append(f"{name} ended ({[e['event'] for e in lost.get(name, []) + departed.get(name, [])]}) "
+                        f"but never began")
 
     # The shutdown, phase by phase (ConnectionsShutdown): its lines in this order, nothing after teardown.
     phase_of = {"stopped-listening": 1, "stopped-connecting": 1, "disconnected": 2, "released": 3,
@@ -95,11 +111,6 @@ def check(records, expect):
         last = max(last, p)
     if shutdown and shutdown[-1]["event"] != "teardown":
         problems.append(f"the last shutdown line is {shutdown[-1]['event']}, not teardown")
-    departures = [r for r in shutdown if r["event"] == "disconnected"]
-    for d in departures:
-        if d["state"] != "DISCONNECTED" or d["afterMs"] is None:
-            problems.append(f"{d['connection']}: the shutdown's disconnect saw no RDMA_CM_EVENT_DISCONNECTED "
-                            f"(state {d['state']}, afterMs {d['afterMs']}, failure {d['disconnectFailure']})")
     for name, r in released.items():
         verbs = [c["verb"] for c in r["closed"]]
         if "rdma_destroy_qp" not in verbs or "rdma_destroy_id" not in verbs \
@@ -117,12 +128,14 @@ def check(records, expect):
 
     if expect.startswith("connected="):
         want = int(expect.split("=", 1)[1])
-        if len(departures) != want:
-            problems.append(f"the shutdown disconnected {len(departures)} connection(s), want {want}")
-    elif expect == "unconnected" and departures:
-        problems.append(f"the shutdown disconnected {len(departures)} connection(s), want none")
-    summary = (f"{len(began)} connection(s), {len(departures)} disconnected by the shutdown, "
-               f"{len(began) - len(departures)} ended by themselves; stopped: {', '.join(stops) or 'none'}")
+        if len(live_departures) != want:
+            problems.append(f"the shutdown disconnected {len(live_departures)} connection(s), want {want}")
+    elif expect == "unconnected" and live_departures:
+        problems.append(f"the shutdown disconnected {len(live_departures)} connection(s), want none")
+    by_peer = sum(1 for d in live_departures if d["disconnect"] == "BY_PEER")
+    summary = (f"{len(began)} connection(s), {len(live_departures)} disconnected by the shutdown"
+               + (f" ({by_peer} by the peer first)" if by_peer else "")
+               + f", {sum(1 for n in began if n in lost)} ended by themselves; stopped: {', '.join(stops) or 'none'}")
     return lines, summary, problems
 
 

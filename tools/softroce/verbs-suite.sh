@@ -55,8 +55,12 @@ for k in "${kernels[@]}"; do
   label=$(sr_kernel_label "$k")
   rm -rf "$out/junit-$label"
   mkdir -p "$out/junit-$label"
+  # glibc poisons what free() gives back (MALLOC_PERTURB_, with the per-thread cache off so that every
+  # free goes through it): a native call on a freed verbs object then crashes at once, in the test that
+  # made it, instead of reading memory that merely looks alive (the close races of CloseRaceScenarios).
   # shellcheck disable=SC2016  # expanded in the guest
-  SOFTROCE_KPKG=$k SOFTROCE_SMP=$smp SOFTROCE_MEM=$mem "$here/run.sh" --share "$out/junit-$label" --env CP="$cp" -- \
+  SOFTROCE_KPKG=$k SOFTROCE_SMP=$smp SOFTROCE_MEM=$mem "$here/run.sh" --share "$out/junit-$label" --env CP="$cp" \
+    --env MALLOC_PERTURB_=165 --env GLIBC_TUNABLES=glibc.malloc.tcache_count=0 -- \
     '"$SOFTROCE_JAVA" -Drdma.verbs.scenario.targets=native -Drdma.verbs.differential=true \
        -Drdma.verbs.native-tests=true \
        -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
@@ -64,6 +68,7 @@ for k in "${kernels[@]}"; do
        --select-class io.rdmaverbs.sample.NativeShutdownLeakTest \
        --select-class io.rdmaverbs.verbs.provider.ffm.RdmaCmNativeTest \
        --select-class io.rdmaverbs.verbs.provider.ffm.NativeConnectionVerbsTest \
+       --select-class io.rdmaverbs.verbs.provider.ffm.NativeCloseRaceTest \
        --reports-dir "$SOFTROCE_SHARE" --disable-banner --disable-ansi-colors --details=tree' \
     > "$out/guest-$label.log" 2>&1 &
   pid[$k]=$!

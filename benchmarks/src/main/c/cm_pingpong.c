@@ -18,43 +18,9 @@
  *   pingpong size SIZE count COUNT mean_us M median_us M p99_us M min_us M post_us M
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sched.h>
-#include <time.h>
 
-#include <rdma/rdma_cma.h>
-
-static void die(const char *what)
-{
-	fprintf(stderr, "cm_pingpong: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static struct rdma_cm_event *expect(struct rdma_event_channel *ch, enum rdma_cm_event_type type)
-{
-	struct rdma_cm_event *event;
-
-	if (rdma_get_cm_event(ch, &event))
-		die("rdma_get_cm_event");
-	if (event->event != type) {
-		fprintf(stderr, "cm_pingpong: expected %s, got %s (status %d)\n", rdma_event_str(type),
-			rdma_event_str(event->event), event->status);
-		exit(1);
-	}
-	return event;
-}
+#include "cm_common.h"
 
 struct end {
 	struct rdma_cm_id *id;
@@ -172,13 +138,6 @@ static struct rdma_conn_param params(void)
 					 .rnr_retry_count = 7 };
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void serve(struct rdma_event_channel *ch, struct rdma_addrinfo *rai, uint32_t size, long rounds)
 {
 	struct rdma_cm_id *listen_id;
@@ -186,14 +145,7 @@ static void serve(struct rdma_event_channel *ch, struct rdma_addrinfo *rai, uint
 	struct rdma_conn_param p = params();
 	struct end e;
 
-	if (rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP))
-		die("rdma_create_id");
-	if (rdma_bind_addr(listen_id, rai->ai_src_addr))
-		die("rdma_bind_addr");
-	if (rdma_listen(listen_id, 1))
-		die("rdma_listen");
-	printf("listening\n");
-	fflush(stdout);
+	listen_id = cm_listen(ch, rai);
 	event = expect(ch, RDMA_CM_EVENT_CONNECT_REQUEST);
 	open_end(&e, event->id, size);
 	rdma_ack_cm_event(event);
@@ -227,14 +179,7 @@ static void client(struct rdma_event_channel *ch, struct rdma_addrinfo *rai, uin
 	rtt = calloc((size_t)count, sizeof(*rtt));
 	if (!rtt)
 		die("calloc");
-	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-		die("rdma_create_id");
-	if (rdma_resolve_addr(id, NULL, rai->ai_dst_addr, 2000))
-		die("rdma_resolve_addr");
-	rdma_ack_cm_event(expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED));
-	if (rdma_resolve_route(id, 2000))
-		die("rdma_resolve_route");
-	rdma_ack_cm_event(expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED));
+	id = cm_resolve(ch, rai);
 	open_end(&e, id, size);
 	post_recv(&e);
 	if (rdma_connect(id, &p))
@@ -272,7 +217,7 @@ static void client(struct rdma_event_channel *ch, struct rdma_addrinfo *rai, uin
 
 int main(int argc, char **argv)
 {
-	struct rdma_addrinfo hints, *rai;
+	struct rdma_addrinfo *rai;
 	struct rdma_event_channel *ch;
 	int server;
 	long size, count, warmup;
@@ -289,14 +234,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cm_pingpong: SIZE and COUNT must be positive, WARMUP not negative\n");
 		return 2;
 	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_port_space = RDMA_PS_TCP;
-	if (server)
-		hints.ai_flags = RAI_PASSIVE;
-	if (rdma_getaddrinfo(argv[2], argv[3], &hints, &rai)) {
-		fprintf(stderr, "cm_pingpong: rdma_getaddrinfo %s port %s failed\n", argv[2], argv[3]);
-		return 1;
-	}
+	rai = cm_addrinfo(argv[2], argv[3], server);
 	ch = rdma_create_event_channel();
 	if (!ch)
 		die("rdma_create_event_channel");

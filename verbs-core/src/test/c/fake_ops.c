@@ -8,6 +8,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -360,4 +361,128 @@ void fake_watch_qp_ex(struct ibv_qp_ex *qp)
 	qp->wr_start = fake_wr_start_watched;
 	qp->wr_complete = fake_wr_complete_watched;
 	qp->wr_abort = fake_wr_abort_watched;
+}
+
+/*
+ * Open batches and sessions, as the provider sees them: a watched start_poll or wr_start that returned
+ * opens one, a watched end_poll, wr_complete or wr_abort closes one. A destroy that returned while this is
+ * not 0 left a batch or session running on the freed object.
+ */
+long watched_open;
+
+static void watch_open(long delta)
+{
+	__atomic_add_fetch(&watched_open, delta, __ATOMIC_SEQ_CST);
+}
+
+static int fake_start_poll_counted(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
+{
+	int rc = fake_start_poll_watched(cq, attr);
+
+	watch_open(1);
+	return rc;
+}
+
+static void fake_end_poll_counted(struct ibv_cq_ex *cq) { watch_open(-1); fake_end_poll_watched(cq); }
+
+void fake_count_cq_ex(struct ibv_cq_ex *cq)
+{
+	fake_watch_cq_ex(cq);
+	cq->start_poll = fake_start_poll_counted;
+	cq->end_poll = fake_end_poll_counted;
+}
+
+static void fake_wr_start_counted(struct ibv_qp_ex *qp) { fake_wr_start_watched(qp); watch_open(1); }
+static int fake_wr_complete_counted(struct ibv_qp_ex *qp) { watch_open(-1); return fake_wr_complete_watched(qp); }
+static void fake_wr_abort_counted(struct ibv_qp_ex *qp) { watch_open(-1); fake_wr_abort_watched(qp); }
+
+void fake_count_qp_ex(struct ibv_qp_ex *qp)
+{
+	fake_watch_qp_ex(qp);
+	qp->wr_start = fake_wr_start_counted;
+	qp->wr_complete = fake_wr_complete_counted;
+	qp->wr_abort = fake_wr_abort_counted;
+}
+
+/*
+ * A provider's locks as rxe and mlx5 take them (rdma-core 44's providers/rxe/rxe.c, providers/mlx5/cq.c and
+ * qp.c): start_poll takes the CQ's spinlock and end_poll releases it, so a batch holds it across the caller's
+ * code, and poll_cq and req_notify_cq take it for their own call (irdma's req_notify_cq does); wr_start takes
+ * the send queue's spinlock until wr_complete or wr_abort, and post_send takes it for its call. A thread that
+ * asks for a lock another thread holds across Java code spins here until that thread lets go.
+ */
+static pthread_spinlock_t fake_cq_lock;
+static pthread_spinlock_t fake_sq_lock;
+
+void fake_init_locks(void)
+{
+	pthread_spin_init(&fake_cq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&fake_sq_lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+static int fake_start_poll_locking(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
+{
+	(void)attr;
+	pthread_spin_lock(&fake_cq_lock);
+	cq->wr_id = 11;
+	cq->status = IBV_WC_SUCCESS;
+	return 0;
+}
+
+static int fake_next_poll_locking(struct ibv_cq_ex *cq) { (void)cq; return ENOENT; }
+static void fake_end_poll_locking(struct ibv_cq_ex *cq) { (void)cq; pthread_spin_unlock(&fake_cq_lock); }
+
+int fake_poll_cq_locking(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	(void)cq; (void)num_entries; (void)wc;
+	pthread_spin_lock(&fake_cq_lock);
+	pthread_spin_unlock(&fake_cq_lock);
+	return 0;
+}
+
+int fake_req_notify_cq_locking(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq; (void)solicited_only;
+	pthread_spin_lock(&fake_cq_lock);
+	pthread_spin_unlock(&fake_cq_lock);
+	return 0;
+}
+
+void fake_lock_cq_ex(struct ibv_cq_ex *cq)
+{
+	cq->start_poll = fake_start_poll_locking;
+	cq->next_poll = fake_next_poll_locking;
+	cq->end_poll = fake_end_poll_locking;
+}
+
+static void fake_wr_start_locking(struct ibv_qp_ex *qp) { (void)qp; pthread_spin_lock(&fake_sq_lock); }
+static int fake_wr_complete_locking(struct ibv_qp_ex *qp) { (void)qp; pthread_spin_unlock(&fake_sq_lock); return 0; }
+static void fake_wr_abort_locking(struct ibv_qp_ex *qp) { (void)qp; pthread_spin_unlock(&fake_sq_lock); }
+
+int fake_post_send_locking(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	(void)qp; (void)wr; (void)bad_wr;
+	pthread_spin_lock(&fake_sq_lock);
+	pthread_spin_unlock(&fake_sq_lock);
+	return 0;
+}
+
+void fake_lock_qp_ex(struct ibv_qp_ex *qp)
+{
+	qp->wr_start = fake_wr_start_locking;
+	qp->wr_complete = fake_wr_complete_locking;
+	qp->wr_abort = fake_wr_abort_locking;
+	qp->wr_send = fake_wr_send;
+}
+
+/* wr_set_ud_addr watched, for the race of a session's use of an address handle against the AH's destroy. */
+static void fake_wr_set_ud_addr_watched(struct ibv_qp_ex *qp, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
+{
+	(void)qp; (void)ah; (void)qpn; (void)qkey;
+	watch();
+}
+
+void fake_watch_ud_addr(struct ibv_qp_ex *qp)
+{
+	qp->wr_set_ud_addr = fake_wr_set_ud_addr_watched;
 }

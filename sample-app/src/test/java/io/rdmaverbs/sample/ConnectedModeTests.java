@@ -68,9 +68,37 @@ class ConnectedModeTests {
     }
 
     @Test
-    void aMessageLargerThanTheBuffersIsABadRequest() {
-        ResponseEntity<String> response = client().post().uri("/rdma/connected/echo?count=1&size=70000").retrieve()
-                .onStatus(s -> true, (request, r) -> { }).toEntity(String.class);
+    void thePeersCircuitBreakerStateIsServedByTheMetricsEndpoint() throws InterruptedException {
+        assertThat(peer.awaitConnected(Duration.ofSeconds(10))).isTrue();
+
+        ResponseEntity<Map<String, Object>> closed = client().get()
+                .uri("/actuator/metrics/resilience4j.circuitbreaker.state?tag=name:rdma-peer-echo&tag=state:closed")
+                .retrieve().onStatus(s -> true, (request, r) -> { })
+                .toEntity(new ParameterizedTypeReference<>() { });
+
+        assertThat(closed.getStatusCode().value()).as("GET /actuator/metrics/resilience4j.circuitbreaker.state for "
+                + "the peer's breaker").isEqualTo(200);
+        assertThat(closed.getBody()).extractingByKey("measurements").asInstanceOf(
+                org.assertj.core.api.InstanceOfAssertFactories.LIST).singleElement()
+                .isEqualTo(Map.of("statistic", "VALUE", "value", 1.0));
+    }
+
+    @Test
+    void messagesLargerThanTheBuffersGoByRendezvousAndComeBackIntact() throws InterruptedException {
+        assertThat(peer.awaitConnected(Duration.ofSeconds(10))).isTrue();
+
+        Map<String, Object> run = client().post().uri("/rdma/connected/echo?count=3&size=70000").retrieve()
+                .body(new ParameterizedTypeReference<>() { });
+
+        assertThat(run).containsEntry("sent", 3).containsEntry("echoed", 3).containsEntry("checksumMismatches", 0);
+        assertThat(peer.session().orElseThrow().statistics().largeMessagesSent()).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void aMessageLargerThanTheMaxMessageSizeIsABadRequest() throws InterruptedException {
+        assertThat(peer.awaitConnected(Duration.ofSeconds(10))).isTrue();
+        ResponseEntity<String> response = client().post().uri("/rdma/connected/echo?count=1&size=" + (64 * 1024 * 1024 + 1))
+                .retrieve().onStatus(s -> true, (request, r) -> { }).toEntity(String.class);
         assertThat(response.getStatusCode().value()).isEqualTo(400);
     }
 

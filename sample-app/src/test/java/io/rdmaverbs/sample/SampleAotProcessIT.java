@@ -13,7 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The packaged sample started with the bean definitions {@code spring-boot:process-aot} generated at
  * build time ({@code -Dspring.aot.enabled=true}): every declared resource is a bean, the settings of
- * the declarations are still read at startup, and its shutdown leaves nothing open.
+ * the declarations are still read at startup, the connected mode's endpoint answers the template, and its
+ * shutdown leaves nothing open.
  */
 class SampleAotProcessIT {
 
@@ -44,6 +45,16 @@ class SampleAotProcessIT {
                 .as("entries of cq, given at startup, not at build time").singleElement()
                 .satisfies(entries -> assertThat(entries).isGreaterThanOrEqualTo(512));
         assertThat(sample.get("/rdma/exchange?message=hello-aot", 200)).contains("\"received\":\"hello-aot\"");
+        // The connected mode: the @RdmaEndpoint registered by its post-processor from the generated bean
+        // definitions, called through the RdmaTemplate, large messages included.
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (sample.request("POST", "/rdma/connected/echo?count=1&size=64", Duration.ofSeconds(5)).statusCode() == 503
+                && System.nanoTime() < deadline) {
+            Thread.sleep(100); // the peer connects in the background
+        }
+        String echoed = sample.post("/rdma/connected/echo?count=20&size=1024", 200);
+        assertThat(echoed).contains("\"echoed\":20", "\"checksumMismatches\":0");
+        assertThat(sample.post("/rdma/connected/echo?count=2&size=70000", 200)).contains("\"echoed\":2");
 
         Duration took = sample.terminate(Duration.ofSeconds(30));
 

@@ -58,8 +58,10 @@ public final class CmId extends VerbsResource {
     private volatile CmIdRole role;
     private volatile boolean addressResolved;
     private volatile boolean routeResolved;
-    /** Whether this side called {@code rdma_disconnect}; its DISCONNECTED may still be on the way. */
+    /** Whether this side's {@code rdma_disconnect} succeeded; its DISCONNECTED may still be on the way. */
     private volatile boolean disconnectSent;
+    /** Whether this side called {@code rdma_disconnect}, whatever it answered: the one "disconnect sent" fact. */
+    private volatile boolean disconnectRequested;
 
     CmId(CmEventChannel channel, CmIdHandle handle, CmIdRole role, @Nullable CmId listener, @Nullable String name) {
         super(channel.verbs, ResourceKind.CM_ID, List.of(channel), name);
@@ -320,9 +322,18 @@ public final class CmId extends VerbsResource {
                     || role == CmIdRole.RESOLVING) {
                 throw refused("rdma_disconnect", "only a connected id disconnects");
             }
+            disconnectRequested = true;
             cm.disconnect(handle);
             disconnectSent = true;
         });
+    }
+
+    /**
+     * Whether this side called {@code rdma_disconnect(3)} on the id (to end the connection, or to answer the
+     * peer's DISCONNECTED), whether or not librdmacm took it: a close then does not call it again.
+     */
+    public boolean disconnectRequested() {
+        return disconnectRequested;
     }
 
     // ---- events -----------------------------------------------------------------------------------
@@ -502,6 +513,7 @@ public final class CmId extends VerbsResource {
         }
         try {
             runUnderIdLock(() -> {
+                disconnectRequested = true;
                 cm.disconnect(handle);
                 disconnectSent = true;
             });

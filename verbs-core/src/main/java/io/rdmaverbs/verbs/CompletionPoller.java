@@ -31,8 +31,13 @@ import io.rdmaverbs.verbs.provider.CqExPoller;
  * {@code next}, {@code end} and the reads only inside a batch, no second {@code start} inside one, no
  * {@code end} after a {@code start} that found nothing, and only the fields the CQ was created to
  * report ({@link CompletionQueueSpec#withExtendedPolling}). A batch holds the CQ (a close waits in
- * the provider's destroy until {@code end}) as the provider holds the CQ's lock: keep batches short. Not thread-safe:
- * one poller per polling thread; the provider serializes pollers of one CQ.
+ * the provider's destroy until {@code end}) as the provider holds the CQ's lock: keep batches short. Not
+ * thread-safe: one poller per polling thread. A batch stays on the thread that started it (the provider's CQ
+ * lock is that thread's): {@code next}, {@code end} and the reads on another thread are refused with a
+ * {@link WrongThreadException}; a {@code start} inside the thread's own batch, through another poller of the
+ * CQ too, is refused, as are {@link CompletionQueue#poll poll}, {@link CompletionQueue#requestNotification
+ * requestNotification} and a close of the CQ there (each would wait for the batch forever); another thread's
+ * {@code start} waits for the batch to end.
  *
  * <p>rdma-core 44's rxe unlocks the CQ in {@code ibv_next_poll} when it returns ENOENT, and its
  * {@code ibv_end_poll} then advances past the last completion once more (fixed in rdma-core 61,
@@ -103,14 +108,24 @@ public final class CompletionPoller {
                 + "end() the batch");
     }
 
-    /** {@code ibv_end_poll}: ends the batch, and the completions it went through leave the CQ. */
+    /**
+     * {@code ibv_end_poll}: ends the batch, and the completions it went through leave the CQ. On another thread
+     * than the one that started the batch it is refused with a {@link WrongThreadException}, and the batch stays
+     * open for that thread to end.
+     */
     public void end() {
         requireBatch("end()");
+        boolean refused = false;
         try {
             poller.endPoll();
+        } catch (WrongThreadException e) {
+            refused = true;   // nothing changed: the batch is still its thread's
+            throw e;
         } finally {
-            inBatch = false;
-            current = false;
+            if (!refused) {
+                inBatch = false;
+                current = false;
+            }
         }
     }
 

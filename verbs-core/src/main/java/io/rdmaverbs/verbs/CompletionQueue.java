@@ -264,11 +264,13 @@ public final class CompletionQueue extends VerbsResource {
 
     @Override
     List<String> cascadePreparations() {
-        List<String> out = new ArrayList<>(super.cascadePreparations());
+        List<String> leases = super.cascadePreparations();
         int n = unacknowledged.get();
-        if (n > 0) {
-            out.add("acknowledge " + n + " completion event(s)");
+        if (n == 0) {
+            return leases;
         }
+        List<String> out = new ArrayList<>(leases);
+        out.add("acknowledge " + n + " completion event(s)");
         return out;
     }
 

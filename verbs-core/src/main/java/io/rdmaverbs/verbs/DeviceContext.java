@@ -36,6 +36,11 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DeviceContext extends VerbsResource {
 
+    /** What {@code ibv_close_device(3)} does to a resource still open, as the end of a sentence. */
+    private static final String LEAK = " open: ibv_close_device does not release it (it would leak)";
+    private static final String ADOPTED_LEAK =
+            " open: librdmacm keeps this context open, but the graph would lose track of it (it would leak)";
+
     final ContextHandle handle;
     private final VerbsProvider provider;
     private final DeviceInfo device;
@@ -330,12 +335,10 @@ public final class DeviceContext extends VerbsResource {
     /** ibv_close_device succeeds with resources open: they leak rather than fail it. */
     @Override
     StuckReference dependentReference(ResourceRef self, VerbsResource d) {
-        String consequence = adopted
-                ? "librdmacm keeps this context open, but the graph would lose track of it (it would leak)"
-                : "ibv_close_device does not release it (it would leak)";
+        ResourceRef blocker = d.ref();
         return new StuckReference(self, releaseVerb(), StuckReference.Consequence.LEAKS,
-                null, StuckReference.Cause.DEPENDENT_RESOURCE, d.ref(), null,
-                self + " still has " + d.ref() + " open: " + consequence);
+                null, StuckReference.Cause.DEPENDENT_RESOURCE, blocker, null,
+                self.sentence(" still has ", blocker, adopted ? ADOPTED_LEAK : LEAK));
     }
 
     @Override

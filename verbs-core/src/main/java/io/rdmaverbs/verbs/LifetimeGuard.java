@@ -43,7 +43,7 @@ final class LifetimeGuard {
     }
 
     private volatile int state;
-    /** Why the resource ended other than by its own release (it became defunct); read by error messages. */
+    /** Why the resource ended, when it was not by a plain release (it became defunct, or its close said why). */
     private volatile @Nullable String closedBecause;
 
     /** Enters for one operation; false, changing nothing, once a close has begun or the count is full. */
@@ -107,6 +107,14 @@ final class LifetimeGuard {
             }
         }
         return 0;
+    }
+
+    /**
+     * Gives the close under way its reason before it completes, so that an entry it refuses meanwhile is told
+     * why too; null takes it back (the close did not happen).
+     */
+    void closingBecause(@Nullable String because) {
+        closedBecause = because;
     }
 
     /** The close did not happen: entries succeed again. */

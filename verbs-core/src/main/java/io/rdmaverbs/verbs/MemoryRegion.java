@@ -2,19 +2,27 @@ package io.rdmaverbs.verbs;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
+import io.rdmaverbs.verbs.attr.RemoteAccess;
 import io.rdmaverbs.verbs.provider.MrHandle;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
 
 import org.jspecify.annotations.Nullable;
 
-/** A registered memory region ({@code struct ibv_mr}); it keeps its protection domain busy. */
+/**
+ * A registered memory region ({@code struct ibv_mr}); it keeps its protection domain busy. While slices of
+ * it are exported to connections' peers ({@link RemoteExport}), those hold it: a strict close is refused, a
+ * cascade revokes them first.
+ */
 public final class MemoryRegion extends VerbsResource {
 
     final MrHandle handle;
@@ -22,7 +30,10 @@ public final class MemoryRegion extends VerbsResource {
     private final ProtectionDomain pd;
     private final MemorySegment segment;
     private final EnumSet<AccessFlag> access = EnumSet.noneOf(AccessFlag.class);
+    /** {@link #access} as reports show it, worded once: it never changes. */
+    private final String accessText;
     private final @Nullable Arena ownedMemory;
+    private final List<RemoteExport> exports = new CopyOnWriteArrayList<>();
 
     MemoryRegion(ProtectionDomain pd, MrHandle handle, MemorySegment segment, Set<AccessFlag> access,
             @Nullable Arena ownedMemory, @Nullable String name) {
@@ -32,6 +43,7 @@ public final class MemoryRegion extends VerbsResource {
         this.pd = pd;
         this.segment = segment;
         this.access.addAll(access);
+        this.accessText = this.access.toString().intern();
         this.ownedMemory = ownedMemory;
     }
 
@@ -87,8 +99,91 @@ public final class MemoryRegion extends VerbsResource {
         m.put("length", length());
         m.put("lkey", lkey());
         m.put("rkey", rkey());
-        m.put("access", access.toString());
+        m.put("access", accessText);
+        List<RemoteExport> live = exports();
+        if (!live.isEmpty()) {
+            m.put("exports", live.stream().map(e -> Map.of("id", e.id(), "holder", e.holder(), "offset", e.offset(),
+                    "length", e.length(), "access", e.access().toString(), "since", e.since().toString())).toList());
+        }
         return m;
+    }
+
+    // ---- remote exports -------------------------------------------------------------------------
+
+    /**
+     * Records that bytes {@code offset..offset+length} of the region are handed, with its rkey, to
+     * {@code holder} (a connection's peer) for {@code access}: the region is held until the export ends.
+     * Refused once a close has begun, as a lease is.
+     *
+     * @param id the exporter's number for it
+     * @param revocation how the exporter withdraws it (a cascade close calls it)
+     * @throws IllegalArgumentException when the slice is outside the region or the region's access flags do
+     *         not allow {@code access}
+     */
+    public RemoteExport exportRemotely(long id, String holder, long offset, long length, Set<RemoteAccess> access,
+            RemoteExport.Revocation revocation) {
+        Objects.requireNonNull(holder, "holder");
+        Objects.requireNonNull(revocation, "revocation");
+        if (access.isEmpty()) {
+            throw new IllegalArgumentException("an export of " + ref() + " needs at least one of " + EnumSet.allOf(
+                    RemoteAccess.class));
+        }
+        if (offset < 0 || length < 1 || offset > length() - length) {
+            throw new IllegalArgumentException("bytes " + offset + ".." + (offset + length) + " are not within the "
+                    + length() + " bytes of " + ref());
+        }
+        for (RemoteAccess a : access) {
+            if (!this.access.contains(a.accessFlag())) {
+                throw new IllegalArgumentException(ref() + " is registered with " + this.access + " on "
+                        + pd.ref() + ": exporting it for " + access + " needs " + a.accessFlag() + " (ibv_reg_mr(3))");
+            }
+        }
+        enter();
+        try {
+            RemoteExport e = new RemoteExport(this, id, holder, offset, length, access, revocation);
+            exports.add(e);
+            return e;
+        } finally {
+            exit();
+        }
+    }
+
+    /** The exports holding the region now, oldest first. */
+    public List<RemoteExport> exports() {
+        return List.copyOf(exports);
+    }
+
+    void exportEnded(RemoteExport export) {
+        exports.remove(export);
+    }
+
+    @Override
+    boolean hasOwnHolds() {
+        return !exports.isEmpty();
+    }
+
+    @Override
+    void ownStuckReferences(ResourceRef self, List<StuckReference> out) {
+        for (RemoteExport e : exports) {
+            out.add(e.stuckReference(self));
+        }
+    }
+
+    @Override
+    List<String> cascadePreparations() {
+        List<String> out = new ArrayList<>(super.cascadePreparations());
+        for (RemoteExport e : exports) {
+            out.add(e.revocationPlan());
+        }
+        return out;
+    }
+
+    /** A cascade revokes every export before {@code ibv_dereg_mr(3)}: the peers stop using the rkey first. */
+    @Override
+    void prepareCascade() {
+        for (RemoteExport e : exports()) {
+            e.revoke();
+        }
     }
 
     @Override

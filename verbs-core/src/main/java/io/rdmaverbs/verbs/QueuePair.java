@@ -396,6 +396,24 @@ public final class QueuePair extends VerbsResource {
         return new WorkRequestBuilder(this, ops, maxSge);
     }
 
+    // ---- remote regions -------------------------------------------------------------------------
+
+    /**
+     * A handle on memory the peer of this connected RC QP exported to it ({@link RemoteRegion}): a resource
+     * under the QP, closed with it, whose operations {@code path} posts on it. A connection's session makes
+     * them from the keys its peer sends.
+     */
+    public RemoteRegion remoteRegion(RemoteRegion.Target target, RemoteRegion.Path path, String name) {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(name, "name");
+        if (type() != QpType.RC) {
+            throw new IllegalArgumentException("one-sided RDMA READ, WRITE and atomics need an RC queue pair; " + ref()
+                    + " is " + type());
+        }
+        return verbs.create(this, List.of(this), () -> new RemoteRegion(this, target, path, name));
+    }
+
     // ---- multicast ------------------------------------------------------------------------------
 
     /**

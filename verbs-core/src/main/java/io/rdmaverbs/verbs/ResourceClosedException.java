@@ -8,7 +8,8 @@ public final class ResourceClosedException extends IllegalStateException {
 
     private final ResourceRef resource;
 
-    ResourceClosedException(ResourceRef resource, String state) {
+    /** {@code resource} is {@code state} ("closed", "being closed", "ended for ... (why)"). */
+    public ResourceClosedException(ResourceRef resource, String state) {
         super(resource + " is " + state + "; it can no longer be used");
         this.resource = resource;
     }

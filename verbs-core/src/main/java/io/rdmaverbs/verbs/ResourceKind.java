@@ -15,7 +15,12 @@ public enum ResourceKind {
     MULTICAST_ATTACHMENT("ibv_detach_mcast"),
     CM_EVENT_CHANNEL("rdma_destroy_event_channel"),
     CM_ID("rdma_destroy_id"),
-    CM_EVENT("rdma_ack_cm_event");
+    CM_EVENT("rdma_ack_cm_event"),
+    /**
+     * A handle on memory a connection's peer exported to this side: no native object (the peer's rkey is
+     * only used in work requests), so closing it forgets it.
+     */
+    REMOTE_REGION("(forget)");
 
     private final String releaseVerb;
 
@@ -45,6 +50,7 @@ public enum ResourceKind {
             case CM_EVENT_CHANNEL -> "cm-channel";
             case CM_ID -> "cm-id";
             case CM_EVENT -> "cm-event";
+            case REMOTE_REGION -> "remote-region";
         };
     }
 }

@@ -20,4 +20,14 @@ public record ResourceRef(long id, ResourceKind kind, String name, String device
     public String toString() {
         return kind.shortName() + " '" + name + "' (#" + id + " on " + device + ")";
     }
+
+    /**
+     * {@code this + link + other + end} in one concatenation, without the two refs' own strings in between
+     * (each {@link #toString()}): the graph words one such sentence for every stuck reference of a report,
+     * 100k of them for a context with 100k resources.
+     */
+    String sentence(String link, ResourceRef other, String end) {
+        return kind.shortName() + " '" + name + "' (#" + id + " on " + device + ")" + link
+                + other.kind.shortName() + " '" + other.name + "' (#" + other.id + " on " + other.device + ")" + end;
+    }
 }

@@ -34,7 +34,13 @@ public record StuckReference(ResourceRef resource, String verb, Consequence cons
          * The verb succeeds but ends a live connection under the application: the peer is not told through
          * a disconnect both sides follow, and the QP's work requests do not flush first.
          */
-        ABORTS_CONNECTION
+        ABORTS_CONNECTION,
+        /**
+         * The verb succeeds, but a connection's peer that was given the region's rkey may still use it: its
+         * next RDMA READ, WRITE or atomic through it fails with {@code IBV_WC_REM_ACCESS_ERR}, which moves the
+         * peer's QP to the error state and ends the connection.
+         */
+        BREAKS_REMOTE_ACCESS
     }
 
     /** What holds the resource. */
@@ -54,7 +60,11 @@ public record StuckReference(ResourceRef resource, String verb, Consequence cons
         /** The CM id is connected: {@code rdma_disconnect} first. */
         LIVE_CONNECTION,
         /** A connection request on a listening id neither accepted nor rejected. */
-        PENDING_CONNECTION_REQUEST
+        PENDING_CONNECTION_REQUEST,
+        /** The memory region is exported to a connection's peer ({@link RemoteExport}). */
+        REMOTE_EXPORT,
+        /** A handle on a peer's exported memory ({@link RemoteRegion}) reaches it through the QP. */
+        REMOTE_REGION
     }
 
     @Override

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -52,50 +51,96 @@ final class Teardown {
     /**
      * STRICT plans exactly {@code resources} and lists as blockers what holds them from outside the set;
      * CASCADE and ATTEMPT add every dependent, and CASCADE lists every hold it will clear on the way.
+     * Each step and its holds are taken as the walk reaches the step (its dependents' steps done): the
+     * resource and its dependents are read once, while the walk has them at hand.
      */
     Planned plan(Collection<? extends VerbsResource> resources) {
-        List<VerbsResource> order = releaseOrder(resources, policy != ClosePolicy.STRICT);
-        Set<Long> inPlan = new HashSet<>();
-        order.forEach(r -> inPlan.add(r.id()));
-        List<ClosePlan.Step> steps = new ArrayList<>(order.size());
+        return plan(resources, false);
+    }
+
+    /** {@link #plan(Collection)}, told whether {@code resources} are in id order already (the whole graph is). */
+    Planned plan(Collection<? extends VerbsResource> resources, boolean inIdOrder) {
+        boolean cascade = policy == ClosePolicy.CASCADE;
+        List<ClosePlan.Step> steps = new ArrayList<>(resources.size());
         List<StuckReference> blockers = new ArrayList<>();
-        for (VerbsResource r : order) {
-            steps.add(new ClosePlan.Step(r.ref(), r.releaseVerb(),
-                    policy == ClosePolicy.CASCADE ? r.cascadePreparations() : List.of()));
-            for (StuckReference s : r.stuckReferences()) {
-                boolean resolvedEarlier = s.blocker() != null && inPlan.contains(s.blocker().id());
-                if (!resolvedEarlier || policy == ClosePolicy.CASCADE) {
+        List<StuckReference> held = new ArrayList<>();
+        ReleaseOrder walk = new ReleaseOrder(resources, inIdOrder, policy != ClosePolicy.STRICT, (r, dependents, reached) -> {
+            steps.add(new ClosePlan.Step(r.ref(), r.releaseVerb(), cascade ? r.cascadePreparations() : List.of()));
+            if (cascade) {
+                // CASCADE lists every hold, to clear it on the way.
+                r.addStuckReferences(blockers, dependents);
+                return;
+            }
+            // The others list only what no step of the plan resolves. A blocker is a dependent of what it
+            // holds, so it is in the plan exactly when the walk reached it before this step.
+            held.clear();
+            r.addStuckReferences(held, dependents);
+            for (StuckReference s : held) {
+                if (s.blocker() == null || !reached.containsId(s.blocker().id())) {
                     blockers.add(s);
                 }
             }
-        }
-        return new Planned(new ClosePlan(policy, steps, blockers), order);
+        });
+        return new Planned(new ClosePlan(policy, steps, blockers), walk.order());
     }
 
-    /** Dependents before what they depend on (a post-order walk), oldest roots first. */
-    private static List<VerbsResource> releaseOrder(Collection<? extends VerbsResource> resources, boolean closure) {
-        Set<VerbsResource> members = new HashSet<>(resources);
-        List<VerbsResource> roots = new ArrayList<>(resources);
-        roots.sort((a, b) -> Long.compare(a.id(), b.id()));
-        LinkedHashSet<VerbsResource> out = new LinkedHashSet<>();
-        Set<VerbsResource> visiting = new HashSet<>();
-        for (VerbsResource r : roots) {
-            visit(r, closure, members, visiting, out);
-        }
-        return List.copyOf(out);
-    }
+    /**
+     * Dependents before what they depend on (a post-order walk, each resource's dependents newest first),
+     * oldest roots first.
+     */
+    private static final class ReleaseOrder {
 
-    private static void visit(VerbsResource r, boolean closure, Set<VerbsResource> members, Set<VerbsResource> visiting,
-            LinkedHashSet<VerbsResource> out) {
-        if (out.contains(r) || !visiting.add(r)) {
-            return;
+        /** A resource the walk reached the step of, with its dependents as the walk read them. */
+        @FunctionalInterface
+        interface Step {
+            void reached(VerbsResource r, VerbsResource[] dependents, ReachedResources reached);
         }
-        for (VerbsResource d : r.dependents().reversed()) {
-            if (closure || members.contains(d)) {
-                visit(d, closure, members, visiting, out);
+
+        private final List<VerbsResource> order;
+        private final ReachedResources reached;
+        /** The resources the walk may reach; null for all dependents. */
+        private final @Nullable ReachedResources members;
+        private final Step step;
+
+        /** With {@code closure}, the walk follows every dependent; without it, only those in {@code resources}. */
+        ReleaseOrder(Collection<? extends VerbsResource> resources, boolean inIdOrder, boolean closure, Step step) {
+            List<VerbsResource> roots = new ArrayList<>(resources);
+            if (!inIdOrder) {
+                roots.sort((a, b) -> Long.compare(a.id(), b.id()));
+            }
+            this.order = new ArrayList<>(roots.size());
+            this.reached = ReachedResources.from(roots);
+            this.step = step;
+            if (closure) {
+                this.members = null;
+            } else {
+                this.members = ReachedResources.from(roots);
+                for (VerbsResource r : roots) {
+                    members.add(r);
+                }
+            }
+            for (VerbsResource r : roots) {
+                visit(r);
             }
         }
-        out.add(r);
+
+        List<VerbsResource> order() {
+            return order;
+        }
+
+        private void visit(VerbsResource r) {
+            if (!reached.add(r)) {
+                return;
+            }
+            VerbsResource[] dependents = r.dependentArray();
+            for (int i = dependents.length - 1; i >= 0; i--) {
+                if (members == null || members.contains(dependents[i])) {
+                    visit(dependents[i]);
+                }
+            }
+            order.add(r);
+            step.reached(r, dependents, reached);
+        }
     }
 
     // ---- one resource ---------------------------------------------------------------------------
@@ -108,6 +153,14 @@ final class Teardown {
      * @throws VerbsException when the release verb fails natively
      */
     void close(VerbsResource r) {
+        close(r, null);
+    }
+
+    /**
+     * {@link #close(VerbsResource)}, recording {@code because} as the reason every later use of {@code r} is
+     * refused with (a remote region revoked by its peer); null for an ordinary close.
+     */
+    void close(VerbsResource r, @Nullable String because) {
         synchronized (r.lifetime) {
             if (r.isClosed()) {
                 return;
@@ -117,7 +170,15 @@ final class Teardown {
             if (policy != ClosePolicy.CASCADE) {
                 refuseIfStuck(r);
             }
-            r.beginClosing();
+            if (because != null) {
+                r.lifetime.closingBecause(because);
+            }
+            try {
+                r.beginClosing();
+            } catch (RuntimeException e) {
+                r.lifetime.closingBecause(null);
+                throw e;
+            }
             boolean released = false;
             try {
                 List<StuckReference> predicted = switch (policy) {
@@ -131,8 +192,9 @@ final class Teardown {
                 released = true;
             } finally {
                 if (released) {
-                    r.markClosed(null);
+                    r.markClosed(because);
                 } else {
+                    r.lifetime.closingBecause(null);
                     r.lifetime.endClosing();
                 }
             }
@@ -233,7 +295,12 @@ final class Teardown {
      * (and what it depends on) open, and the close goes on with the rest.
      */
     CloseReport close(Collection<? extends VerbsResource> resources) {
-        Planned planned = plan(resources);
+        return close(resources, false);
+    }
+
+    /** {@link #close(Collection)}, told whether {@code resources} are in id order already (the whole graph is). */
+    CloseReport close(Collection<? extends VerbsResource> resources, boolean inIdOrder) {
+        Planned planned = plan(resources, inIdOrder);
         ClosePlan plan = planned.plan();
         List<ResourceRef> closed = new ArrayList<>();
         List<CloseReport.Leftover> left = new ArrayList<>();
@@ -252,7 +319,7 @@ final class Teardown {
                 closed.add(r.ref());
                 continue;
             }
-            VerbsResource stuckOn = failedDescendant(r, failed);
+            VerbsResource stuckOn = failed.isEmpty() ? null : failedDescendant(r, failed);
             if (stuckOn != null) {
                 failed.add(r);
                 left.add(new CloseReport.Leftover(r.ref(), "not attempted: " + stuckOn.ref() + " could not be released",
@@ -272,7 +339,7 @@ final class Teardown {
     }
 
     private static @Nullable VerbsResource failedDescendant(VerbsResource r, Set<VerbsResource> failed) {
-        for (VerbsResource d : r.dependents()) {
+        for (VerbsResource d : r.dependentArray()) {
             if (failed.contains(d)) {
                 return d;
             }

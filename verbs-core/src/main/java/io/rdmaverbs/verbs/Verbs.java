@@ -240,14 +240,14 @@ public final class Verbs implements AutoCloseable {
     public List<StuckReference> stuckReferences() {
         List<StuckReference> out = new ArrayList<>();
         for (VerbsResource r : live.values()) {
-            out.addAll(r.stuckReferences());
+            r.addStuckReferences(out);
         }
         return out;
     }
 
     /** The plan for closing everything. */
     public ClosePlan planClose(ClosePolicy policy) {
-        return planClose(live.values(), policy);
+        return Teardown.under(policy).plan(live.values(), true).plan();
     }
 
     /**
@@ -268,7 +268,7 @@ public final class Verbs implements AutoCloseable {
 
     /** Closes every live resource under {@code policy}, children first. */
     public CloseReport close(ClosePolicy policy) {
-        return close(live.values(), policy);
+        return Teardown.under(policy).close(live.values(), true);
     }
 
     /**
@@ -285,6 +285,11 @@ public final class Verbs implements AutoCloseable {
 
     long nextId() {
         return ids.incrementAndGet();
+    }
+
+    /** The id given last: no resource of this graph has a larger one yet. */
+    long lastId() {
+        return ids.get();
     }
 
     /** A creation verb: entered parents stay alive (cannot begin closing) until the child is linked. */

@@ -4,7 +4,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,20 +39,26 @@ import org.jspecify.annotations.Nullable;
 public abstract sealed class VerbsResource implements AutoCloseable
         permits DeviceContext, ProtectionDomain, XrcDomain, CompletionChannel, CompletionQueue, SharedReceiveQueue,
         QueuePair, XrcReceiveQpRegistration, MemoryRegion, AddressHandle, MulticastAttachment, CmEventChannel, CmId,
-        CmEvent {
+        CmEvent, RemoteRegion {
 
     private static final VarHandle DEPENDENTS;
     private static final VarHandle LEASES;
     private static final VarHandle PARENTS;
+    private static final VerbsResource[] NO_DEPENDENTS = {};
+    /** The end of each kind's EBUSY sentence, worded once. */
+    private static final Map<ResourceKind, String> WOULD_FAIL = new EnumMap<>(ResourceKind.class);
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            DEPENDENTS = lookup.findVarHandle(VerbsResource.class, "dependents", Set.class);
+            DEPENDENTS = lookup.findVarHandle(VerbsResource.class, "dependents", Dependents.class);
             LEASES = lookup.findVarHandle(VerbsResource.class, "leases", Set.class);
             PARENTS = lookup.findVarHandle(VerbsResource.class, "parents", List.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
+        }
+        for (ResourceKind k : ResourceKind.values()) {
+            WOULD_FAIL.put(k, ": " + k.releaseVerb() + " would fail with EBUSY");
         }
     }
 
@@ -61,13 +71,19 @@ public abstract sealed class VerbsResource implements AutoCloseable
     private volatile List<VerbsResource> parents;
     /*
      * Most resources never get a dependent or a lease: both sets are created on first use (a graph of
-     * 100k resources is made mostly of leaves), and read as empty until then.
+     * 100k resources is made mostly of leaves), and read as empty until then. Dependents are kept in id
+     * order, so that no report sorts them: a context's are every resource of its device.
      */
-    private volatile @Nullable Set<VerbsResource> dependents;
+    private volatile @Nullable Dependents dependents;
     private volatile @Nullable Set<Lease> leases;
     private final Instant createdAt = Instant.now();
-    /** The user's name; {@code null} until given, the generated {@code pd#3} is built on demand. */
+    /** The user's name; {@code null} until given (never again after), the generated {@code pd#3} is built on demand. */
     private volatile @Nullable String name;
+    /**
+     * The last {@link #ref()} built, reused while it still names the resource and its device (see
+     * {@link #ref()}): reports ask for the refs of every resource and dependent, many times a second.
+     */
+    private volatile @Nullable ResourceRef ref;
 
     VerbsResource(Verbs verbs, ResourceKind kind, List<VerbsResource> parents, @Nullable String name) {
         this.verbs = verbs;
@@ -89,7 +105,12 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     public final String name() {
         String n = name;
-        return n != null ? n : kind.shortName() + "#" + id;
+        if (n != null) {
+            return n;
+        }
+        // Never named, so never named before either: a ref built earlier holds the generated name.
+        ResourceRef r = ref;
+        return r != null ? r.name() : kind.shortName() + "#" + id;
     }
 
     /** Gives the resource the name reports use (a bean name, a configuration key). */
@@ -110,10 +131,27 @@ public abstract sealed class VerbsResource implements AutoCloseable
      */
     public abstract @Nullable DeviceContext context();
 
+    /**
+     * The resource's ref as of now. The one built last is returned while its name is this very name
+     * string and it names a device: a rename makes the next call build a new one, and so does a CM id's
+     * context resolved after a ref without one. (A resource's device never changes once it has one, a CM
+     * id gains its context once, and the release verb is fixed at creation.) Checking rather than
+     * invalidating keeps a ref built from a name being replaced from outliving the new name.
+     */
     public final ResourceRef ref() {
+        ResourceRef r = ref;
+        String n = name;
+        if (r != null && (n == null || r.name() == n) && r.device() != ResourceRef.NO_DEVICE) {
+            return r;
+        }
         DeviceContext ctx = context();
-        return new ResourceRef(id, kind, name(), ctx == null ? ResourceRef.NO_DEVICE : ctx.device().name(),
-                releaseVerb());
+        String device = ctx == null ? ResourceRef.NO_DEVICE : ctx.device().name();
+        if (r != null && (n == null || r.name() == n) && r.device() == device) {
+            return r;
+        }
+        r = new ResourceRef(id, kind, n != null ? n : kind.shortName() + "#" + id, device, releaseVerb());
+        ref = r;
+        return r;
     }
 
     /** The verb this resource's release calls; its kind's, unless the resource says otherwise. */
@@ -126,15 +164,22 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return parents;
     }
 
-    /** The live resources created on this one, which must be released first. */
+    /** The live resources created on this one, which must be released first, oldest first. */
     public final List<VerbsResource> dependents() {
-        Set<VerbsResource> set = dependents;
-        if (set == null || set.isEmpty()) {
-            return List.of();
-        }
-        List<VerbsResource> list = new ArrayList<>(set);
-        list.sort((a, b) -> Long.compare(a.id, b.id));
-        return list;
+        VerbsResource[] now = dependentArray();
+        return now.length == 0 ? List.of() : Collections.unmodifiableList(Arrays.asList(now));
+    }
+
+    /** How many {@link #dependents()} there are now, without copying them. */
+    public final int dependentCount() {
+        Dependents ds = dependents;
+        return ds == null ? 0 : ds.size();
+    }
+
+    /** {@link #dependents()} as an array of its own, for the graph's walks. */
+    final VerbsResource[] dependentArray() {
+        Dependents ds = dependents;
+        return ds == null ? NO_DEPENDENTS : ds.snapshot();
     }
 
     public final boolean isOpen() {
@@ -146,7 +191,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
     }
 
     /** Attributes for reports (entries, QP number, lkey...), in a stable order. */
-    public abstract java.util.Map<String, Object> details();
+    public abstract Map<String, Object> details();
 
     @Override
     public final String toString() {
@@ -199,14 +244,13 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return set;
     }
 
-    @SuppressWarnings("unchecked")
-    private Set<VerbsResource> dependentSet() {
-        Set<VerbsResource> set = dependents;
-        if (set == null) {
-            DEPENDENTS.compareAndSet(this, null, ConcurrentHashMap.newKeySet());
-            set = (Set<VerbsResource>) DEPENDENTS.getVolatile(this);
+    private Dependents dependentSet() {
+        Dependents ds = dependents;
+        if (ds == null) {
+            DEPENDENTS.compareAndSet(this, null, new Dependents());
+            ds = (Dependents) DEPENDENTS.getVolatile(this);
         }
-        return set;
+        return ds;
     }
 
     // ---- stuck references -----------------------------------------------------------------------
@@ -216,16 +260,52 @@ public abstract sealed class VerbsResource implements AutoCloseable
      * it were attempted now. Empty means a strict close would go ahead. Computed from the graph alone.
      */
     public final List<StuckReference> stuckReferences() {
-        // Most resources hold nothing when closed: answer that without building a ref or a list, since a
-        // strict close asks twice.
-        Set<VerbsResource> ds = dependents;
-        Set<Lease> ls = leases;
-        if ((ds == null || ds.isEmpty()) && (ls == null || ls.isEmpty()) && !hasOwnHolds()) {
+        // Most resources hold nothing when closed: answer that without a list, since a strict close asks twice.
+        if (holdsNothing()) {
             return List.of();
         }
         List<StuckReference> out = new ArrayList<>();
+        addStuckReferences(out);
+        return out;
+    }
+
+    /**
+     * How many {@link #stuckReferences()} would list now, without wording them: one per live dependent,
+     * and the resource's own holds and leases. For checks that count them, over every resource of a
+     * device.
+     */
+    public final int stuckReferenceCount() {
+        int n = dependentCount();
+        Set<Lease> ls = leases;
+        if (ls != null) {
+            n += ls.size();
+        }
+        if (hasOwnHolds()) {
+            List<StuckReference> own = new ArrayList<>();
+            ownStuckReferences(ref(), own);
+            n += own.size();
+        }
+        return n;
+    }
+
+    private boolean holdsNothing() {
+        Set<Lease> ls = leases;
+        return dependentCount() == 0 && (ls == null || ls.isEmpty()) && !hasOwnHolds();
+    }
+
+    /** Adds {@link #stuckReferences()} to {@code out}: what the graph's reports gather from every resource. */
+    final void addStuckReferences(List<StuckReference> out) {
+        addStuckReferences(out, dependentArray());
+    }
+
+    /** {@link #addStuckReferences(List)}, with the dependents a walk of the graph has just read. */
+    final void addStuckReferences(List<StuckReference> out, VerbsResource[] dependents) {
+        Set<Lease> ls = leases;
+        if (dependents.length == 0 && (ls == null || ls.isEmpty()) && !hasOwnHolds()) {
+            return;
+        }
         ResourceRef self = ref();
-        for (VerbsResource d : dependents()) {
+        for (VerbsResource d : dependents) {
             out.add(dependentReference(self, d));
         }
         ownStuckReferences(self, out);
@@ -234,7 +314,6 @@ public abstract sealed class VerbsResource implements AutoCloseable
                     self + " is leased by '" + l.holder() + "' (thread " + l.thread() + ") since " + l.since()
                             + ", taken at " + firstFrame(l)));
         }
-        return out;
     }
 
     /**
@@ -243,26 +322,45 @@ public abstract sealed class VerbsResource implements AutoCloseable
      */
     StuckReference dependentReference(ResourceRef self, VerbsResource d) {
         Hold hold = d.holdOn(this);
-        return new StuckReference(self, kind.releaseVerb(), Consequence.FAILS, Errno.EBUSY, hold.cause(), d.ref(), null,
-                self + " " + hold.words() + ": " + kind.releaseVerb() + " would fail with EBUSY");
+        ResourceRef blocker = d.ref();
+        String verb = kind.releaseVerb();
+        if (hold == Hold.CREATED_ON) {
+            return new StuckReference(self, verb, Consequence.FAILS, Errno.EBUSY, hold.cause(), blocker, null,
+                    self.sentence(" is still used by ", blocker, WOULD_FAIL.get(kind)));
+        }
+        String outcome = hold.errno() == Errno.EBUSY && hold.consequence() == Consequence.FAILS
+                ? WOULD_FAIL.get(kind) : ": " + verb + " " + hold.outcome();
+        return new StuckReference(self, verb, hold.consequence(), hold.errno(), hold.cause(), blocker, null,
+                self + " " + hold.words() + outcome);
     }
 
     /**
      * How this resource, while it lives, holds {@code parent} (one of {@link #parents()}): by default as a
-     * resource created on it; kinds whose hold has a name of its own (a multicast attachment, an XRC
-     * receive QP registration) say so.
+     * resource created on it ({@link Hold#CREATED_ON}); kinds whose hold has a name of its own (a multicast
+     * attachment, an XRC receive QP registration) say so.
      */
     Hold holdOn(VerbsResource parent) {
-        return new Hold(Cause.DEPENDENT_RESOURCE, "is still used by " + ref());
+        return Hold.CREATED_ON;
     }
 
     /**
      * A dependent's hold on its parent.
      *
      * @param cause the kind of hold
-     * @param words what the parent suffers, as the predicate of a sentence about it
+     * @param words what the parent suffers, as the predicate of a sentence about it; for {@link #CREATED_ON},
+     *     "is still used by" the dependent, worded by {@link #dependentReference}
+     * @param consequence what the parent's release verb would do
+     * @param errno the errno it would fail with, for {@link Consequence#FAILS}
+     * @param outcome that, as the predicate of a sentence about the verb
      */
-    record Hold(Cause cause, String words) {
+    record Hold(Cause cause, String words, Consequence consequence, @Nullable Errno errno, String outcome) {
+        /** A resource created on its parent. */
+        static final Hold CREATED_ON = new Hold(Cause.DEPENDENT_RESOURCE, "is still used by its dependent");
+
+        /** A hold that makes the parent's release fail with EBUSY. */
+        Hold(Cause cause, String words) {
+            this(cause, words, Consequence.FAILS, Errno.EBUSY, "would fail with EBUSY");
+        }
     }
 
     /** Kind-specific reasons (unacknowledged CQ events); none by default. */
@@ -276,8 +374,12 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /** What a cascade close does before releasing this resource, in words; nothing by default. */
     List<String> cascadePreparations() {
-        List<String> out = new ArrayList<>();
-        for (Lease l : leases()) {
+        List<Lease> held = leases();
+        if (held.isEmpty()) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>(held.size());
+        for (Lease l : held) {
             out.add("revoke the lease held by '" + l.holder() + "' since " + l.since());
         }
         return out;
@@ -425,7 +527,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
             l.revoke();
         }
         for (VerbsResource p : parents) {
-            Set<VerbsResource> siblings = p.dependents;
+            Dependents siblings = p.dependents;
             if (siblings != null) {
                 siblings.remove(this);
             }

@@ -35,7 +35,12 @@ import org.jspecify.annotations.Nullable;
  * {@code max_inline_data}, and regions closed before {@code complete} (which then aborts). A session
  * holds the QP until it ends (a close waits in the provider's destroy), as the provider holds its send
  * queue: keep sessions short. Not
- * thread-safe: one builder per posting thread.
+ * thread-safe: one builder per posting thread. A session stays on the thread that started it (the provider's
+ * send-queue lock is that thread's): its builders, setters, {@code complete} and {@code abort} on another
+ * thread are refused with a {@link WrongThreadException}, leaving the session as it was; a {@code start} inside
+ * the thread's own session, through another builder of the QP too, is refused, as are
+ * {@link QueuePair#postSend(SendRequest) postSend} and a close of the QP there; another thread's {@code start}
+ * waits for the session to end.
  */
 public final class WorkRequestBuilder {
 
@@ -100,52 +105,59 @@ public final class WorkRequestBuilder {
 
     /** {@code ibv_wr_send}. */
     public WorkRequestBuilder send() {
-        begin(SendOpcode.SEND);
+        check(SendOpcode.SEND);
         ops.send();
+        begun(SendOpcode.SEND);
         return this;
     }
 
     /** {@code ibv_wr_send_imm}, {@code imm} in host byte order. */
     public WorkRequestBuilder sendWithImm(int imm) {
-        begin(SendOpcode.SEND_WITH_IMM);
+        check(SendOpcode.SEND_WITH_IMM);
         ops.sendImm(imm);
+        begun(SendOpcode.SEND_WITH_IMM);
         return this;
     }
 
     /** {@code ibv_wr_rdma_write}. */
     public WorkRequestBuilder rdmaWrite(long remoteAddress, int rkey) {
-        begin(SendOpcode.RDMA_WRITE);
+        check(SendOpcode.RDMA_WRITE);
         ops.rdmaWrite(rkey, remoteAddress);
+        begun(SendOpcode.RDMA_WRITE);
         return this;
     }
 
     /** {@code ibv_wr_rdma_write_imm}. */
     public WorkRequestBuilder rdmaWriteWithImm(long remoteAddress, int rkey, int imm) {
-        begin(SendOpcode.RDMA_WRITE_WITH_IMM);
+        check(SendOpcode.RDMA_WRITE_WITH_IMM);
         ops.rdmaWriteImm(rkey, remoteAddress, imm);
+        begun(SendOpcode.RDMA_WRITE_WITH_IMM);
         return this;
     }
 
     /** {@code ibv_wr_rdma_read}. */
     public WorkRequestBuilder rdmaRead(long remoteAddress, int rkey) {
-        begin(SendOpcode.RDMA_READ);
+        check(SendOpcode.RDMA_READ);
         ops.rdmaRead(rkey, remoteAddress);
+        begun(SendOpcode.RDMA_READ);
         return this;
     }
 
     /** {@code ibv_wr_atomic_fetch_add}: the original 8 bytes land in the request's entry. */
     public WorkRequestBuilder atomicFetchAdd(long remoteAddress, int rkey, long add) {
         checkAligned(SendOpcode.ATOMIC_FETCH_AND_ADD, remoteAddress);
-        begin(SendOpcode.ATOMIC_FETCH_AND_ADD);
+        check(SendOpcode.ATOMIC_FETCH_AND_ADD);
         ops.atomicFetchAdd(rkey, remoteAddress, add);
+        begun(SendOpcode.ATOMIC_FETCH_AND_ADD);
         return this;
     }
 
     /** {@code ibv_wr_atomic_cmp_swp}: writes {@code swap} where it finds {@code compare}. */
     public WorkRequestBuilder atomicCompareSwap(long remoteAddress, int rkey, long compare, long swap) {
         checkAligned(SendOpcode.ATOMIC_CMP_AND_SWP, remoteAddress);
-        begin(SendOpcode.ATOMIC_CMP_AND_SWP);
+        check(SendOpcode.ATOMIC_CMP_AND_SWP);
         ops.atomicCmpSwp(rkey, remoteAddress, compare, swap);
+        begun(SendOpcode.ATOMIC_CMP_AND_SWP);
         return this;
     }
 
@@ -259,10 +271,16 @@ public final class WorkRequestBuilder {
             }
         }
         int rc;
+        boolean refused = false;
         try {
             rc = ops.wrComplete();
+        } catch (WrongThreadException e) {
+            refused = true;   // nothing changed: the session is still its thread's
+            throw e;
         } finally {
-            end();
+            if (!refused) {
+                end();
+            }
         }
         if (rc != 0) {
             throw new VerbsException("ibv_wr_complete", qp.ref().toString(), Errno.of(rc), Errno.of(rc)
@@ -274,10 +292,16 @@ public final class WorkRequestBuilder {
     /** {@code ibv_wr_abort}: drops the session's requests and ends it. */
     public void abort() {
         requireStarted("abort");
+        boolean refused = false;
         try {
             ops.wrAbort();
+        } catch (WrongThreadException e) {
+            refused = true;
+            throw e;
         } finally {
-            end();
+            if (!refused) {
+                end();
+            }
         }
     }
 
@@ -288,7 +312,8 @@ public final class WorkRequestBuilder {
         usedCount = 0;
     }
 
-    private void begin(SendOpcode op) {
+    /** Refuses {@code op} where C would misbuild it; changes nothing. */
+    private void check(SendOpcode op) {
         requireStarted(op.name());
         if (!qp.sendOps().contains(op)) {
             throw new IllegalStateException(qp.ref() + " was not created for " + op + " (IBV_QP_EX_WITH_" + op
@@ -298,6 +323,10 @@ public final class WorkRequestBuilder {
             throw new IllegalStateException("the previous " + current + " has no destination yet: "
                     + (qp.type() == QpType.UD ? "udAddress()" : "xrcRemoteSrqNum()"));
         }
+    }
+
+    /** The provider built {@code op}: it is the request the setters now change. */
+    private void begun(SendOpcode op) {
         current = op;
         built++;
         needsDestination = qp.type() == QpType.UD || qp.type() == QpType.XRC_SEND;

@@ -1,11 +1,24 @@
 package io.rdmaverbs.verbs;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.codeUnits;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
+import io.rdmaverbs.verbs.provider.VerbsProvider;
 
 /**
  * The layers of verbs-core, from the bottom: {@code attr} and {@code error} (values and failures every
@@ -28,6 +41,7 @@ class LayeringTest {
     private static final String FFM = "io.rdmaverbs.verbs.provider.ffm..";
     private static final String SIMULATED = "io.rdmaverbs.verbs.provider.simulated..";
     private static final String CONNECTION = "io.rdmaverbs.verbs.connection..";
+    private static final String SPI_PACKAGE = "io.rdmaverbs.verbs.provider";
 
     @ArchTest
     static final ArchRule providersNeverDependOnTheGraph = noClasses().that().resideInAPackage(SPI)
@@ -73,7 +87,39 @@ class LayeringTest {
             .because("a connection runs on whichever provider the graph was given, through the graph alone");
 
     @ArchTest
+    static final ArchRule thePublicApiExposesNoProviderSpiTypeButTheProvider = codeUnits().that().arePublic()
+            .and().areDeclaredInClassesThat().arePublic()
+            .and().areDeclaredInClassesThat().resideInAnyPackage(GRAPH, CONNECTION)
+            .should(exposeNoSpiTypeBut(VerbsProvider.class, ProviderUnavailableException.class))
+            .because("what the public API takes and returns is the graph's, attr's or error's (CmEventType, "
+                    + "CmPortSpace and CmConnectionParams moved to attr for this): the SPI package holds the "
+                    + "providers' interfaces and handles, which an application only meets as the VerbsProvider it "
+                    + "hands to Verbs.using");
+
+    @ArchTest
     static final ArchRule nothingInVerbsCoreDependsOnSpring = noClasses()
             .should().dependOnClassesThat().resideInAPackage("org.springframework..")
             .because("verbs-core is a plain library; the Spring wiring lives in the autoconfigure module");
+
+    /**
+     * Every type a public method or constructor takes or returns, type arguments included
+     * ({@code List<CmEventType>}), is outside the SPI package {@code io.rdmaverbs.verbs.provider} itself (its
+     * sub-packages, the implementations, are the other rules'), but for {@code allowed}.
+     */
+    private static ArchCondition<JavaCodeUnit> exposeNoSpiTypeBut(Class<?>... allowed) {
+        Set<String> exempt = Arrays.stream(allowed).map(Class::getName).collect(Collectors.toSet());
+        return new ArchCondition<>("expose no type of " + SPI_PACKAGE + " but " + exempt) {
+            @Override
+            public void check(JavaCodeUnit unit, ConditionEvents events) {
+                Set<JavaClass> exposed = new LinkedHashSet<>(unit.getReturnType().getAllInvolvedRawTypes());
+                unit.getParameterTypes().forEach(t -> exposed.addAll(t.getAllInvolvedRawTypes()));
+                for (JavaClass type : exposed) {
+                    if (type.getPackageName().equals(SPI_PACKAGE) && !exempt.contains(type.getName())) {
+                        events.add(SimpleConditionEvent.violated(unit, unit.getFullName() + " exposes "
+                                + type.getName()));
+                    }
+                }
+            }
+        };
+    }
 }

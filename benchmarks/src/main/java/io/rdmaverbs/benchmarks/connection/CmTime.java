@@ -317,7 +317,7 @@ public final class CmTime {
         int connect = Step.API_CONNECT.ordinal();
         int close = Step.API_CLOSE.ordinal();
         long[][] each = new long[connections][4];
-        ConnectSpec spec = ConnectSpec.to(server).timeout(RESOLVE_TIMEOUT).connection(ConnectionSpec.rc(1, 64));
+        ConnectSpec spec = ConnectSpec.to(server).raw().timeout(RESOLVE_TIMEOUT).connection(ConnectionSpec.rc(1, 64));
         try (Connections cm = Connections.on(verbs, "cmtime-api")) {
             List<CompletableFuture<Connection>> made = new ArrayList<>(connections);
             long s = System.nanoTime();

@@ -110,7 +110,7 @@ public final class PingPong {
             CompletableFuture<Void> listening) {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
         try (Connections cm = Connections.on(verbs, "pingpong-server");
-                ConnectionListener listener = cm.listen(ListenSpec.on(address).backlog(1).connection(spec(size)),
+                ConnectionListener listener = cm.listen(ListenSpec.on(address).raw().backlog(1).connection(spec(size)),
                         request -> accepted.complete(request.accept()))) {
             System.out.println("listening on " + listener.address());
             listening.complete(null);
@@ -136,7 +136,7 @@ public final class PingPong {
         long[] rtt = new long[count];
         long posts = 0;
         try (Connections cm = Connections.on(verbs, "pingpong-client")) {
-            Connection c = cm.connect(ConnectSpec.to(address).connection(spec(size)));
+            Connection c = cm.connect(ConnectSpec.to(address).raw().connection(spec(size)));
             PingPong p = new PingPong(c, size);
             for (int i = 0; i < warmup + count; i++) {
                 long t0 = System.nanoTime();

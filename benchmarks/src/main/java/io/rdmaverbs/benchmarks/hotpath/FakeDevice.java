@@ -3,6 +3,7 @@ package io.rdmaverbs.benchmarks.hotpath;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 
+import io.rdmaverbs.benchmarks.CpuModel;
 import io.rdmaverbs.benchmarks.NativeFixtures;
 import io.rdmaverbs.verbs.CompletionQueue;
 import io.rdmaverbs.verbs.CompletionQueueSpec;
@@ -90,6 +91,8 @@ public class FakeDevice {
 
     @Setup(Level.Trial)
     public void open() {
+        // In every fork's output: the figures are the CPU's (issue 20 measured 1.2-3x apart between two).
+        System.out.println("# cpu: " + CpuModel.name());
         provider = NativeVerbsProvider.load(NativeFixtures.file("libfakeverbs.so"));
         verbs = Verbs.using(provider);
         cqVerbs = provider.completionVerbs();

@@ -12,6 +12,7 @@ import javax.management.JMException;
 import javax.management.ObjectName;
 
 import io.rdmaverbs.benchmarks.NativeFixtures;
+import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
 
 /**
@@ -22,7 +23,9 @@ import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
  * classes that grew most come from the JVM's live-object class histogram.
  *
  * <p>Not a JMH benchmark: retention is a state, not a rate. Prints
- * {@code heap <provider> <resources> <round> <bytes/resource>} per round and
+ * {@code heap <provider> <resources> <round> <bytes/resource>} per round, the same as
+ * {@code heap <provider>-reported ...} once the graph's stuck references and close plan have been asked
+ * for (every resource then keeps its ref), and
  * {@code class <provider> <resources> <bytes/resource> <instances/resource> <class>} for the last.
  *
  * <p>usage: {@code java -cp benchmarks.jar io.rdmaverbs.benchmarks.scale.RetainedHeap [rounds=3] [sizes=1000,10000,100000]}
@@ -64,7 +67,19 @@ public final class RetainedHeap {
             if (histogram) {
                 printGrowth(provider, n, before, histogram());
             }
+            // What a graph keeps once reports have named every resource (each keeps the ref it built).
+            consume(population.verbs().stuckReferences().size() + population.verbs().planClose(ClosePolicy.CASCADE)
+                    .steps().size());
+            long reported = usedAfterGc();
+            System.out.printf("heap %s-reported %d %d %.1f%n", provider, n, round, (double) (reported - empty) / n);
         }
+    }
+
+    private static volatile long sink;
+
+    /** Keeps {@code value} from being computed for nothing. */
+    private static void consume(long value) {
+        sink = value;
     }
 
     /** Used heap after a full GC, in bytes. */

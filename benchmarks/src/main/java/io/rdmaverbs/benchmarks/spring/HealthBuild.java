@@ -3,6 +3,7 @@ package io.rdmaverbs.benchmarks.spring;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.rdmaverbs.benchmarks.LoadAverage;
 import io.rdmaverbs.benchmarks.scale.GraphQueries;
 import io.rdmaverbs.spring.boot.health.VerbsHealthContributor;
 
@@ -55,6 +56,7 @@ public class HealthBuild {
 
     @Setup(Level.Trial)
     public void start() {
+        System.out.println(LoadAverage.line("at start"));
         declarations = DeclaredApplication.declaring(0);
         application = RunningApplication.start(declarations, Map.of("management.endpoint.health.show-details", "always"))
                 .populate(resources);
@@ -73,6 +75,7 @@ public class HealthBuild {
     public void stop() {
         application.close();
         declarations.delete();
+        System.out.println(LoadAverage.line("at end"));
     }
 
     @Benchmark

@@ -5,18 +5,22 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeoutException;
 import java.util.zip.CRC32;
 
 import io.rdmaverbs.spring.boot.connections.RdmaPeer;
 import io.rdmaverbs.spring.boot.connections.RdmaPeerUnavailableException;
+import io.rdmaverbs.spring.boot.messaging.RdmaReplyTimeoutException;
+import io.rdmaverbs.spring.boot.messaging.RdmaTemplate;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
 
 /**
- * Sends messages to a peer's listener and checks each echo: a message is {@code size - 4} pseudo-random
+ * Sends requests through the {@link RdmaTemplate} to the route {@code echo} of a peer's listener
+ * ({@link EchoEndpoint} on the other side) and checks each echo: a message is {@code size - 4} pseudo-random
  * bytes followed by their CRC32 (big-endian); an echo must have the same length, a CRC32 that matches its
- * own bytes, and the CRC32 of the message sent.
+ * own bytes, and the CRC32 of the message sent. A message larger than the connection's buffer-size goes by
+ * rendezvous (the listener reads it with RDMA READ), up to its max-message-size.
  */
 @Service
 public class ConnectedEcho {
@@ -25,25 +29,29 @@ public class ConnectedEcho {
     static final int MIN_SIZE = 5;
     private static final Duration REPLY_WAIT = Duration.ofSeconds(5);
 
-    private final List<RdmaPeer> peers;
+    /** Absent when no connection is declared (or {@code rdma.verbs.connections.enabled=false}). */
+    private final ObjectProvider<RdmaTemplate> templates;
 
-    ConnectedEcho(List<RdmaPeer> peers) {
-        this.peers = peers;
+    ConnectedEcho(ObjectProvider<RdmaTemplate> templates) {
+        this.templates = templates;
     }
 
     /**
      * @throws RdmaPeerUnavailableException when the peer is not connected before the first message
      * @throws IllegalArgumentException for no such peer, or a bad count or size
      */
-    public EchoRun echo(String name, int count, int size) throws InterruptedException {
-        RdmaPeer peer = peers.stream().filter(p -> p.name().equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no RDMA peer '" + name + "' is declared"));
+    public EchoRun echo(String name, int count, int size) {
+        RdmaTemplate template = templates.getIfAvailable();
+        if (template == null) {
+            throw new IllegalArgumentException("no RDMA peer '" + name + "' is declared (no connection is)");
+        }
+        RdmaPeer peer = template.peer(name);
         if (count < 1 || size < MIN_SIZE) {
             throw new IllegalArgumentException("count must be at least 1 and size at least " + MIN_SIZE + " bytes");
         }
-        int max = peer.session().map(s -> s.maxMessageSize()).orElse(Integer.MAX_VALUE);
+        long max = peer.session().map(s -> s.spec().maxMessageSize()).orElse((long) Integer.MAX_VALUE);
         if (size > max) {
-            throw new IllegalArgumentException("size " + size + " is above the connection's buffer-size of " + max
+            throw new IllegalArgumentException("size " + size + " is above the connection's max-message-size of " + max
                     + " bytes");
         }
         int sent = 0;
@@ -55,7 +63,7 @@ public class ConnectedEcho {
             byte[] message = message(random, size);
             byte[] echo;
             try {
-                echo = peer.request(message, REPLY_WAIT);
+                echo = template.convertSendAndReceive(name, "echo", message, byte[].class, REPLY_WAIT);
                 sent++;
             } catch (RdmaPeerUnavailableException e) {
                 if (sent == 0 && errors.isEmpty()) {
@@ -64,7 +72,7 @@ public class ConnectedEcho {
                 sent++;
                 errors.add("message " + i + ": " + e.getMessage());
                 break;
-            } catch (TimeoutException e) {
+            } catch (RdmaReplyTimeoutException e) {
                 sent++;
                 errors.add("message " + i + ": " + e.getMessage());
                 continue;

@@ -31,7 +31,7 @@ class ConnectedEchoController {
 
     @PostMapping("/{peer}")
     EchoRun echo(@PathVariable String peer, @RequestParam(defaultValue = "10") int count,
-            @RequestParam(defaultValue = "64") int size) throws InterruptedException {
+            @RequestParam(defaultValue = "64") int size) {
         return echo.echo(peer, count, size);
     }
 

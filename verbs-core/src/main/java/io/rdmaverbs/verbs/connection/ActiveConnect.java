@@ -12,7 +12,6 @@ import io.rdmaverbs.verbs.CmEventChannel;
 import io.rdmaverbs.verbs.CmId;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
-import io.rdmaverbs.verbs.attr.CmConnectionParams;
 import io.rdmaverbs.verbs.attr.CmEventType;
 import io.rdmaverbs.verbs.attr.CmPortSpace;
 
@@ -84,13 +83,22 @@ final class ActiveConnect implements EventLoop.Sink {
                 id.resolveRoute(spec.timeout());
             }
             case ROUTE_RESOLVED -> {
-                connection = Connection.open(owner, name, id, spec.connection(), lane, new byte[0]);
+                SessionSpec session = spec.session();
+                connection = Connection.open(owner, name, id, spec.connection(), lane, new byte[0], session, null);
                 await(new Step("rdma_connect", CmEventType.ESTABLISHED, spec.timeout().multipliedBy(2)));
-                id.connect(CmConnectionParams.defaults().withPrivateData(spec.privateData()));
+                byte[] privateData = session == null ? spec.privateData()
+                        : Hello.of(spec.connection(), connection.session().nonce()).prefix(spec.privateData());
+                id.connect(spec.connection().parameters().withPrivateData(privateData));
             }
             case ESTABLISHED -> {
                 cancelWatchdog();
                 Connection c = java.util.Objects.requireNonNull(connection);
+                ProtocolException refused = c.helloRefused();
+                if (refused != null) {
+                    fail(new VerbsException("rdma_connect", id.toString(), Errno.EPROTO, refused.getMessage()
+                            + " (connecting to " + spec.destination() + ")"));
+                    return;
+                }
                 owner.adopt(c);
                 result.complete(c);
             }

@@ -58,11 +58,36 @@ public final class ConnectionListener implements AutoCloseable {
         if (event.type() != CmEventType.CONNECT_REQUEST) {
             return;
         }
-        ConnectionRequest request = new ConnectionRequest(owner, this, event.cmId(), event.privateData(),
-                owner.nextName(), owner.newLane());
+        byte[] data = event.privateData();
+        Hello hello = null;
+        if (spec.session() != null) {
+            try {
+                hello = Hello.parse(data);
+            } catch (ProtocolException e) {
+                refuse(event.cmId(), e);
+                return;
+            }
+            data = Hello.application(data);
+        }
+        ConnectionRequest request = new ConnectionRequest(owner, this, event.cmId(), data, hello, owner.nextName(),
+                owner.newLane());
         pending.add(request);
         owner.track(event.cmId(), request::eventArrived);
         request.lane().execute(() -> handle(request));
+    }
+
+    /**
+     * A requester that does not speak this listener's session protocol is rejected before any handler sees
+     * it, with private data saying why (its connect fails with that text).
+     */
+    private void refuse(CmId request, ProtocolException why) {
+        LOG.log(Level.INFO, () -> "rejecting the request " + request + " on " + id + ": " + why.getMessage());
+        try {
+            request.reject(Hello.rejection(why));
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, () -> "rejecting " + request + " failed", e);
+        }
+        owner.release(request);
     }
 
     private void handle(ConnectionRequest request) {

@@ -20,7 +20,8 @@ public final class ConnectionRejectedException extends VerbsException {
 
     ConnectionRejectedException(String resource, int reason, byte[] peerPrivateData) {
         super("rdma_connect", resource, Errno.ECONNREFUSED, "RDMA_CM_EVENT_REJECTED, reason " + reason + " ("
-                + describe(reason) + "), " + peerPrivateData.length + " bytes of private data from the peer");
+                + describe(reason) + "), " + peerPrivateData.length + " bytes of private data from the peer"
+                + protocolRefusal(peerPrivateData));
         this.rejectReason = reason;
         this.peerPrivateData = peerPrivateData.clone();
     }
@@ -33,6 +34,16 @@ public final class ConnectionRejectedException extends VerbsException {
     /** A copy of the private data the peer rejected with (zero-padded to the transport's length). */
     public byte[] peerPrivateData() {
         return peerPrivateData.clone();
+    }
+
+    /** A listener that refused the session protocol's version says why in its private data: quoted here. */
+    private static String protocolRefusal(byte[] data) {
+        String text = new String(data, java.nio.charset.StandardCharsets.US_ASCII);
+        if (!text.startsWith("RVMS v")) {
+            return "";
+        }
+        int end = text.indexOf('\0');
+        return ": " + (end < 0 ? text : text.substring(0, end));
     }
 
     private static String describe(int reason) {

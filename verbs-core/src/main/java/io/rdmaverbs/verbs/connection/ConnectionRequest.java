@@ -21,17 +21,19 @@ public final class ConnectionRequest {
     private final ConnectionListener listener;
     private final CmId id;
     private final byte[] privateData;
+    private final @Nullable Hello hello;
     private final String name;
     private final Lane lane;
     private volatile @Nullable Connection connection;
     private volatile boolean answered;
 
-    ConnectionRequest(Connections owner, ConnectionListener listener, CmId id, byte[] privateData, String name,
-            Lane lane) {
+    ConnectionRequest(Connections owner, ConnectionListener listener, CmId id, byte[] privateData,
+            @Nullable Hello hello, String name, Lane lane) {
         this.owner = owner;
         this.listener = listener;
         this.id = id;
         this.privateData = privateData;
+        this.hello = hello;
         this.name = name;
         this.lane = lane;
     }
@@ -53,7 +55,10 @@ public final class ConnectionRequest {
         return id.localAddress();
     }
 
-    /** A copy of the requester's private data (zero-padded to the transport's 56 bytes). */
+    /**
+     * A copy of the requester's private data (zero-padded to the transport's 56 bytes; after the session's
+     * hello, which is not part of it, for a listener with sessions).
+     */
     public byte[] privateData() {
         return privateData.clone();
     }
@@ -75,10 +80,19 @@ public final class ConnectionRequest {
     public synchronized Connection accept(byte[] acceptPrivateData) {
         Objects.requireNonNull(acceptPrivateData, "acceptPrivateData");
         requireUnanswered("accept");
-        Connection c = Connection.open(owner, name, id, listener.spec().connection(), lane, privateData);
+        ListenSpec spec = listener.spec();
+        int max = CmConnectionParams.MAX_ACCEPT_PRIVATE_DATA - (spec.session() == null ? 0 : Hello.BYTES);
+        if (acceptPrivateData.length > max) {
+            throw new IllegalArgumentException("an accept carries at most " + max + " bytes of private data "
+                    + "(rdma_accept(3), RDMA_PS_TCP" + (spec.session() == null ? "" : ", less the session's hello")
+                    + "), got " + acceptPrivateData.length);
+        }
+        Connection c = Connection.open(owner, name, id, spec.connection(), lane, privateData, spec.session(), hello);
         connection = c;
         try {
-            id.accept(CmConnectionParams.defaults().withPrivateData(acceptPrivateData));
+            byte[] data = spec.session() == null ? acceptPrivateData
+                    : Hello.of(spec.connection(), c.session().nonce()).prefix(acceptPrivateData);
+            id.accept(spec.connection().parameters().withPrivateData(data));
         } catch (RuntimeException e) {
             connection = null;
             try {

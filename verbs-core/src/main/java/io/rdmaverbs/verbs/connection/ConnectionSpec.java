@@ -1,5 +1,6 @@
 package io.rdmaverbs.verbs.connection;
 
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 
 /**
@@ -21,11 +22,16 @@ import io.rdmaverbs.verbs.attr.QpCapabilities;
  * @param receiveBufferSize bytes per receive buffer
  * @param sendBufferCount send buffers, registered with the receive buffers (0 for none)
  * @param sendBufferSize bytes per send buffer
- * @param completionChannel whether the CQ reports through a completion channel of its own
+ * @param completionChannel whether the CQ of a raw connection reports through a completion channel of its own
+ *        (a messaging connection's CQ is on its completion loop's channel)
+ * @param parameters the handshake's {@code responder_resources} (RDMA READs and atomics the peer may have
+ *        outstanding on this QP), {@code initiator_depth} (this side's outstanding READs and atomics: a
+ *        rendezvous reads with that many in flight), retry and RNR retry counts ({@code rdma_connect(3)});
+ *        their private data is not used (the connect's or accept's is)
  */
 public record ConnectionSpec(int sendQueueDepth, int receiveQueueDepth, int maxSendSge, int maxReceiveSge,
         int maxInlineData, int completionQueueEntries, int receiveBufferCount, int receiveBufferSize,
-        int sendBufferCount, int sendBufferSize, boolean completionChannel) {
+        int sendBufferCount, int sendBufferSize, boolean completionChannel, CmConnectionParams parameters) {
 
     /** Refuses sizes the connection could not be built with, naming the field. */
     public ConnectionSpec {
@@ -46,59 +52,80 @@ public record ConnectionSpec(int sendQueueDepth, int receiveQueueDepth, int maxS
         atLeast("receiveBufferSize", receiveBufferSize, 1);
         atLeast("sendBufferCount", sendBufferCount, 0);
         atLeast("sendBufferSize", sendBufferSize, 1);
+        java.util.Objects.requireNonNull(parameters, "parameters");
     }
 
     /**
-     * An RC connection with 16 work requests each way, one SGE, a 32-entry CQ, and 16 receive and 16 send
-     * buffers of 4 KiB.
+     * An RC connection with 16 work requests each way, two send SGEs (a header and a payload, gathered
+     * without a copy) and one receive SGE, a 32-entry CQ, 16 receive and 16 send buffers of 4 KiB, and
+     * {@link #HANDSHAKE}'s parameters.
      */
+    /**
+     * Four RDMA READs or atomics outstanding each way (a rendezvous reads four chunks at once; rxe allows 128,
+     * mlx5 16), 6 transport retries and infinite RNR retry, as {@link CmConnectionParams#defaults()} says why.
+     */
+    static final CmConnectionParams HANDSHAKE = new CmConnectionParams(new byte[0], 4, 4, 6, 7);
+
     public static ConnectionSpec rc() {
         return rc(16, 4096);
     }
 
     /** An RC connection {@code queueDepth} deep each way with as many receive and send buffers of {@code bufferSize}. */
     public static ConnectionSpec rc(int queueDepth, int bufferSize) {
-        return new ConnectionSpec(queueDepth, queueDepth, 1, 1, 0, 2 * queueDepth, queueDepth, bufferSize, queueDepth,
-                bufferSize, false);
+        return new ConnectionSpec(queueDepth, queueDepth, 2, 1, 0, 2 * queueDepth, queueDepth, bufferSize, queueDepth,
+                bufferSize, false, HANDSHAKE);
     }
 
     /** The same with these queue depths (and a CQ grown to hold both, when it did not). */
     public ConnectionSpec withQueueDepths(int send, int receive) {
         return new ConnectionSpec(send, receive, maxSendSge, maxReceiveSge, maxInlineData,
                 Math.max(completionQueueEntries, send + receive), Math.min(receiveBufferCount, receive),
-                receiveBufferSize, sendBufferCount, sendBufferSize, completionChannel);
+                receiveBufferSize, sendBufferCount, sendBufferSize, completionChannel, parameters);
     }
 
     public ConnectionSpec withScatterGather(int send, int receive) {
         return new ConnectionSpec(sendQueueDepth, receiveQueueDepth, send, receive, maxInlineData,
                 completionQueueEntries, receiveBufferCount, receiveBufferSize, sendBufferCount, sendBufferSize,
-                completionChannel);
+                completionChannel, parameters);
     }
 
     public ConnectionSpec withMaxInlineData(int bytes) {
         return new ConnectionSpec(sendQueueDepth, receiveQueueDepth, maxSendSge, maxReceiveSge, bytes,
                 completionQueueEntries, receiveBufferCount, receiveBufferSize, sendBufferCount, sendBufferSize,
-                completionChannel);
+                completionChannel, parameters);
     }
 
     public ConnectionSpec withCompletionQueueEntries(int entries) {
         return new ConnectionSpec(sendQueueDepth, receiveQueueDepth, maxSendSge, maxReceiveSge, maxInlineData, entries,
-                receiveBufferCount, receiveBufferSize, sendBufferCount, sendBufferSize, completionChannel);
+                receiveBufferCount, receiveBufferSize, sendBufferCount, sendBufferSize, completionChannel, parameters);
     }
 
     public ConnectionSpec withReceiveBuffers(int count, int size) {
         return new ConnectionSpec(sendQueueDepth, receiveQueueDepth, maxSendSge, maxReceiveSge, maxInlineData,
-                completionQueueEntries, count, size, sendBufferCount, sendBufferSize, completionChannel);
+                completionQueueEntries, count, size, sendBufferCount, sendBufferSize, completionChannel, parameters);
     }
 
     public ConnectionSpec withSendBuffers(int count, int size) {
         return new ConnectionSpec(sendQueueDepth, receiveQueueDepth, maxSendSge, maxReceiveSge, maxInlineData,
-                completionQueueEntries, receiveBufferCount, receiveBufferSize, count, size, completionChannel);
+                completionQueueEntries, receiveBufferCount, receiveBufferSize, count, size, completionChannel, parameters);
     }
 
     public ConnectionSpec withCompletionChannel(boolean channel) {
         return new ConnectionSpec(sendQueueDepth, receiveQueueDepth, maxSendSge, maxReceiveSge, maxInlineData,
-                completionQueueEntries, receiveBufferCount, receiveBufferSize, sendBufferCount, sendBufferSize, channel);
+                completionQueueEntries, receiveBufferCount, receiveBufferSize, sendBufferCount, sendBufferSize, channel, parameters);
+    }
+
+    /**
+     * The same with these handshake parameters: {@code responderResources} incoming and {@code initiatorDepth}
+     * outgoing RDMA READs/atomics at once (each at most the device's {@code max_qp_rd_atom} /
+     * {@code max_qp_init_rd_atom}, checked when the connection is made), {@code retryCount} transport retries
+     * (0..7; 7 is "forever" on rxe) and {@code rnrRetryCount} (0..7, 7 infinite).
+     */
+    public ConnectionSpec withHandshake(int responderResources, int initiatorDepth, int retryCount, int rnrRetryCount) {
+        return new ConnectionSpec(sendQueueDepth, receiveQueueDepth, maxSendSge, maxReceiveSge, maxInlineData,
+                completionQueueEntries, receiveBufferCount, receiveBufferSize, sendBufferCount, sendBufferSize,
+                completionChannel, new CmConnectionParams(new byte[0], responderResources, initiatorDepth, retryCount,
+                        rnrRetryCount));
     }
 
     /** The QP capabilities asked of {@code rdma_create_qp}. */

@@ -12,6 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -48,8 +50,10 @@ public final class Connections implements AutoCloseable {
     private final EventLoop loop;
     private final ExecutorService handlers = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("rdma-cm-handler-", 0).factory());
-    private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().daemon().name("rdma-cm-timers").factory());
+    private final ScheduledThreadPoolExecutor timers = newTimers();
+    private final CompletionLoops completionLoops;
+    private final List<RuntimeException> closeFailures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile @org.jspecify.annotations.Nullable ShutdownReport report;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final Set<ConnectionListener> listeners = ConcurrentHashMap.newKeySet();
     private final Set<ActiveConnect> connecting = ConcurrentHashMap.newKeySet();
@@ -57,22 +61,44 @@ public final class Connections implements AutoCloseable {
     private final String prefix;
     private volatile boolean closed;
 
-    private Connections(Verbs verbs, String name) {
+    private Connections(Verbs verbs, String name, int completionThreads) {
         this.verbs = verbs;
         this.prefix = name;
+        this.completionLoops = new CompletionLoops(name, completionThreads);
         this.channel = verbs.createCmEventChannel(name + "/events");
         this.loop = new EventLoop(channel);
         loop.start();
     }
 
+    /** The completion threads a manager starts with, per device context: {@value #DEFAULT_COMPLETION_THREADS}. */
+    public static final int DEFAULT_COMPLETION_THREADS = 2;
+
     /** A connection manager on {@code verbs}, with a new event channel and its event loop. */
     public static Connections on(Verbs verbs) {
-        return new Connections(Objects.requireNonNull(verbs, "verbs"), "cm");
+        return on(verbs, "cm");
     }
 
     /** {@link #on(Verbs)}, naming its channel and connections after {@code name} in reports. */
     public static Connections on(Verbs verbs, String name) {
-        return new Connections(Objects.requireNonNull(verbs, "verbs"), Objects.requireNonNull(name, "name"));
+        return on(verbs, name, DEFAULT_COMPLETION_THREADS);
+    }
+
+    /**
+     * {@link #on(Verbs, String)}, with at most {@code completionThreads} completion loops per device context:
+     * every session's CQ is served by one of them (each a platform thread and a completion channel), never by
+     * a thread of its own.
+     */
+    public static Connections on(Verbs verbs, String name, int completionThreads) {
+        return new Connections(Objects.requireNonNull(verbs, "verbs"), Objects.requireNonNull(name, "name"),
+                completionThreads);
+    }
+
+    private static ScheduledThreadPoolExecutor newTimers() {
+        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().daemon().name("rdma-cm-timers").factory());
+        // A request's timeout is cancelled by its reply: gone at once, not at its deadline.
+        t.setRemoveOnCancelPolicy(true);
+        return t;
     }
 
     public Verbs verbs() {
@@ -155,25 +181,66 @@ public final class Connections implements AutoCloseable {
     // ---- close ------------------------------------------------------------------------------------
 
     /**
-     * Closes the listeners (rejecting pending requests) and the connections gracefully (each disconnects,
-     * waits for DISCONNECTED up to the channel's disconnect timeout, releases its resources), stops the
-     * event loop, waits up to 2 s for running handlers, then closes the channel. Idempotent.
+     * {@link #close(Duration)} within the event channel's {@linkplain CmEventChannel#disconnectTimeout()
+     * disconnect timeout}. Idempotent.
+     *
+     * @throws RuntimeException the first failure of the stop (a connection's release refused, a channel's
+     *         close), the others suppressed
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        ShutdownReport report = close(channel.disconnectTimeout());
+        List<RuntimeException> failures = new ArrayList<>(closeFailures);
+        for (ConnectionCloseReport c : report.connections()) {
+            c.released().left().forEach(l -> failures.add(l.failure()));
+        }
+        if (!failures.isEmpty()) {
+            RuntimeException first = failures.getFirst();
+            failures.stream().skip(1).forEach(first::addSuppressed);
+            throw first;
+        }
+    }
+
+    /**
+     * Stops everything in dependency order, in phases, all within {@code timeout}:
+     * <ol>
+     * <li>every listener stops listening ({@code rdma_destroy_id(3)} of its id; pending requests are rejected),
+     *     so nothing new is accepted while the rest goes;</li>
+     * <li>connects in progress are aborted (what they made is released);</li>
+     * <li>every connection's session ends and the connection gets {@code rdma_disconnect(3)}, all of them
+     *     before one wait for all their DISCONNECTED until the deadline (the peers see theirs);</li>
+     * <li>the completion loops poll what the QPs' error state flushed, until every work request came back or
+     *     the deadline;</li>
+     * <li>each connection is released, its QP before its id, the id before what it was made on;</li>
+     * <li>the event loop, the handlers (2 s at most), the completion loops and their channels go, and last the
+     *     event channel ({@code rdma_destroy_event_channel(3)} needs every id of it destroyed first).</li>
+     * </ol>
+     * One deadline, not one per connection: many connections to a host that never answers still stop in
+     * time. A second call returns the first call's report.
+     */
+    public synchronized ShutdownReport close(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        ShutdownReport done = report;
+        if (done != null) {
+            return done;
         }
         closed = true;
-        List<RuntimeException> failures = new ArrayList<>();
+        long started = System.nanoTime();
+        long deadline = started + timeout.toNanos();
+        List<String> failures = new ArrayList<>();
+        List<ShutdownReport.ListenerStop> stopped = new ArrayList<>();
         for (ConnectionListener l : listeners()) {
+            int pending = l.pendingRequests().size();
+            java.net.InetSocketAddress at = listenedAddress(l);
             attempt(failures, () -> l.close(ClosePolicy.CASCADE));
+            stopped.add(new ShutdownReport.ListenerStop(l.cmId().name(), at, pending));
         }
         List<ActiveConnect> inFlight = List.copyOf(connecting);
         inFlight.forEach(ActiveConnect::abort);
         for (ActiveConnect a : inFlight) {
             try {
-                a.result().get(SHUTDOWN_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+                a.result().get(Math.max(1, Math.min(SHUTDOWN_BOUND.toNanos(), deadline - System.nanoTime())),
+                        TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException expected) {
@@ -181,15 +248,26 @@ public final class Connections implements AutoCloseable {
             }
         }
         List<Connection> open = connections();
+        Map<Connection, ConnectionCloseReport.Disconnect> how = new java.util.LinkedHashMap<>();
         for (Connection c : open) {
-            attempt(failures, () -> {
-                if (c.cmId().isOpen() && c.state() == ConnectionState.CONNECTED) {
-                    c.disconnect();
-                }
-            });
+            how.put(c, c.disconnectForClose());
         }
+        Map<Connection, java.time.Duration> after = new java.util.HashMap<>();
         for (Connection c : open) {
-            attempt(failures, c::close);
+            after.put(c, c.awaitDown(how.get(c), deadline));
+        }
+        Map<Connection, Boolean> flushed = new java.util.HashMap<>();
+        for (Connection c : open) {
+            flushed.put(c, c.awaitFlushed(deadline));
+        }
+        List<ConnectionCloseReport> released = new ArrayList<>();
+        for (Connection c : open) {
+            try {
+                released.add(c.release(how.get(c), after.get(c), flushed.get(c)));
+            } catch (RuntimeException e) {
+                failures.add("releasing " + c.name() + " failed: " + e);
+                closeFailures.add(e);
+            }
         }
         loop.stop(SHUTDOWN_BOUND);
         handlers.shutdown();
@@ -202,20 +280,37 @@ public final class Connections implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        List<io.rdmaverbs.verbs.ResourceRef> channels = new ArrayList<>();
+        for (RuntimeException e : completionLoops.close(SHUTDOWN_BOUND, channels)) {
+            failures.add(e.getMessage());
+            closeFailures.add(e);
+        }
         timers.shutdownNow();
-        attempt(failures, () -> channel.close(ClosePolicy.CASCADE));
-        if (!failures.isEmpty()) {
-            RuntimeException first = failures.getFirst();
-            failures.stream().skip(1).forEach(first::addSuppressed);
-            throw first;
+        io.rdmaverbs.verbs.ResourceRef events = channel.ref();
+        attempt(failures, () -> {
+            channel.close(ClosePolicy.CASCADE);
+            channels.add(events);
+        });
+        ShutdownReport r = new ShutdownReport(prefix, java.time.Duration.ofNanos(System.nanoTime() - started), stopped,
+                inFlight.size(), released, channels, failures);
+        report = r;
+        return r;
+    }
+
+    private static java.net.@org.jspecify.annotations.Nullable InetSocketAddress listenedAddress(ConnectionListener l) {
+        try {
+            return l.cmId().isOpen() ? l.address() : null;
+        } catch (RuntimeException e) {
+            return null;
         }
     }
 
-    private static void attempt(List<RuntimeException> failures, Runnable action) {
+    private void attempt(List<String> failures, Runnable action) {
         try {
             action.run();
         } catch (RuntimeException e) {
-            failures.add(e);
+            failures.add(String.valueOf(e.getMessage()));
+            closeFailures.add(e);
         }
     }
 
@@ -235,8 +330,26 @@ public final class Connections implements AutoCloseable {
         return new Lane(handlers);
     }
 
+    CompletionLoops completionLoops() {
+        return completionLoops;
+    }
+
+    /** Virtual threads for what must not run on a loop thread (registering a large message's region). */
+    java.util.concurrent.Executor workers() {
+        return handlers;
+    }
+
+    ScheduledExecutorService timers() {
+        return timers;
+    }
+
     boolean isLoopThread() {
         return loop.isLoopThread();
+    }
+
+    /** Whether {@link #close(Duration)} began: it releases every connection itself. */
+    boolean isClosing() {
+        return closed;
     }
 
     void track(CmId id, EventLoop.Sink sink) {

@@ -3,14 +3,12 @@ package io.rdmaverbs.verbs.connection;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.CmEvent;
 import io.rdmaverbs.verbs.CmEventChannel;
 import io.rdmaverbs.verbs.CmId;
-import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.attr.CmEventType;
 
 import org.jspecify.annotations.Nullable;
@@ -29,17 +27,13 @@ final class EventLoop {
     }
 
     private static final System.Logger LOG = System.getLogger(EventLoop.class.getName());
-    /** How long one wait lasts before the loop looks whether it is stopping (a wake ends it earlier). */
-    private static final Duration WAIT = Duration.ofMillis(500);
 
-    private final CmEventChannel channel;
     private final Map<CmId, Sink> sinks = new ConcurrentHashMap<>();
-    private final Thread thread;
-    private volatile boolean stopping;
+    private final ChannelThread<CmEvent> thread;
 
     EventLoop(CmEventChannel channel) {
-        this.channel = channel;
-        this.thread = Thread.ofPlatform().daemon().name("rdma-cm-events-" + channel.name()).unstarted(this::run);
+        this.thread = new ChannelThread<>("rdma-cm-events-" + channel.name(), channel.toString(), channel::awaitEvent,
+                this::dispatch, channel::wakeWaiters);
     }
 
     void start() {
@@ -55,36 +49,12 @@ final class EventLoop {
     }
 
     boolean isLoopThread() {
-        return Thread.currentThread() == thread;
+        return thread.isThisThread();
     }
 
     /** Stops the loop and waits up to {@code bound} for it to leave. */
     void stop(Duration bound) {
-        stopping = true;
-        channel.wakeWaiters();
-        if (isLoopThread()) {
-            return;
-        }
-        try {
-            thread.join(bound);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void run() {
-        while (!stopping) {
-            Optional<CmEvent> next;
-            try {
-                next = channel.awaitEvent(WAIT);
-            } catch (ResourceClosedException closed) {
-                return;
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, () -> "reading " + channel + " failed; the loop goes on", e);
-                continue;
-            }
-            next.ifPresent(this::dispatch);
-        }
+        thread.stop(bound);
     }
 
     private void dispatch(CmEvent event) {

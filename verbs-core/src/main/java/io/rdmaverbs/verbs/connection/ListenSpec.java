@@ -3,6 +3,8 @@ package io.rdmaverbs.verbs.connection;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Where and how a {@link ConnectionListener} listens ({@code rdma_bind_addr(3)}, {@code rdma_listen(3)}),
  * and what each connection it accepts is given.
@@ -10,8 +12,11 @@ import java.util.Objects;
  * @param address the local address; port 0 picks a free port ({@link ConnectionListener#address()} says which)
  * @param backlog requests queued before they are read; 0 for the CM's default
  * @param connection what each accepted connection is given
+ * @param session each accepted connection's session (its handler takes the messages of all of them), or
+ *        null for raw connections
  */
-public record ListenSpec(InetSocketAddress address, int backlog, ConnectionSpec connection) {
+public record ListenSpec(InetSocketAddress address, int backlog, ConnectionSpec connection,
+        @Nullable SessionSpec session) {
 
     public ListenSpec {
         Objects.requireNonNull(address, "address");
@@ -24,16 +29,29 @@ public record ListenSpec(InetSocketAddress address, int backlog, ConnectionSpec 
         }
     }
 
-    /** Listening on {@code address} with the CM's default backlog and {@link ConnectionSpec#rc()}. */
+    /**
+     * Listening on {@code address} with the CM's default backlog, {@link ConnectionSpec#rc()}, and sessions of
+     * {@link SessionSpec#defaults()} (no handler: give one with {@link #session}).
+     */
     public static ListenSpec on(InetSocketAddress address) {
-        return new ListenSpec(address, 0, ConnectionSpec.rc());
+        return new ListenSpec(address, 0, ConnectionSpec.rc(), SessionSpec.defaults());
     }
 
     public ListenSpec backlog(int requests) {
-        return new ListenSpec(address, requests, connection);
+        return new ListenSpec(address, requests, connection, session);
     }
 
     public ListenSpec connection(ConnectionSpec spec) {
-        return new ListenSpec(address, backlog, spec);
+        return new ListenSpec(address, backlog, spec, session);
+    }
+
+    /** Each accepted connection's session. */
+    public ListenSpec session(SessionSpec spec) {
+        return new ListenSpec(address, backlog, connection, Objects.requireNonNull(spec, "spec"));
+    }
+
+    /** Raw connections: the application posts to their QPs and polls their CQs. */
+    public ListenSpec raw() {
+        return new ListenSpec(address, backlog, connection, null);
     }
 }

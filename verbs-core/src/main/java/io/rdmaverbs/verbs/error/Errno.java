@@ -33,6 +33,8 @@ public record Errno(int number, String name) {
     public static final Errno ERANGE = new Errno(34, "ERANGE");
     public static final Errno ENOSYS = new Errno(38, "ENOSYS");
     public static final Errno ENODATA = new Errno(61, "ENODATA");
+    /** A peer that does not speak the session protocol, or another version of it. */
+    public static final Errno EPROTO = new Errno(71, "EPROTO");
     public static final Errno EPROTONOSUPPORT = new Errno(93, "EPROTONOSUPPORT");
     public static final Errno EOPNOTSUPP = new Errno(95, "EOPNOTSUPP");
     public static final Errno EADDRINUSE = new Errno(98, "EADDRINUSE");
@@ -46,7 +48,7 @@ public record Errno(int number, String name) {
             entry(EPERM), entry(ENOENT), entry(EINTR), entry(EIO), entry(ENXIO), entry(EBADF),
             entry(EAGAIN), entry(ENOMEM), entry(EACCES), entry(EFAULT), entry(EBUSY), entry(EEXIST),
             entry(ENODEV), entry(EINVAL), entry(ENFILE), entry(EMFILE), entry(ENOSPC), entry(ERANGE),
-            entry(ENOSYS), entry(ENODATA), entry(EPROTONOSUPPORT), entry(EOPNOTSUPP), entry(EADDRINUSE), entry(EADDRNOTAVAIL),
+            entry(ENOSYS), entry(ENODATA), entry(EPROTO), entry(EPROTONOSUPPORT), entry(EOPNOTSUPP), entry(EADDRINUSE), entry(EADDRNOTAVAIL),
             entry(ENETDOWN), entry(ENETUNREACH), entry(ETIMEDOUT), entry(ECONNREFUSED));
 
     public Errno {

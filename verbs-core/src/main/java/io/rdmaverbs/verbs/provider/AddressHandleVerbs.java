@@ -11,6 +11,10 @@ public interface AddressHandleVerbs {
     /** {@code ibv_create_ah}. */
     AhHandle createAh(PdHandle pd, AddressVector address);
 
-    /** {@code ibv_destroy_ah}. */
+    /**
+     * {@code ibv_destroy_ah}. May run while a UD {@link QueuePairVerbs#postSend} or a
+     * {@link QpExOps#setUdAddr} naming the AH runs in another thread: the provider lets those calls (which
+     * read the AH) finish before it is freed, and refuses later ones with {@link IllegalStateException}.
+     */
     void destroyAh(AhHandle ah);
 }

@@ -42,7 +42,9 @@ public interface CompletionVerbs {
      * {@link #pollCq} or {@link #reqNotifyCq} runs on the same CQ in other threads, or a
      * {@link CqExPoller} batch is open on it (the graph does not shut these out): the provider lets those
      * calls, and the batch up to its {@code endPoll}, finish before the CQ is freed and refuses later ones
-     * with {@link IllegalStateException}; a destroy that fails leaves the CQ pollable.
+     * with {@link IllegalStateException}; a destroy that fails leaves the CQ pollable. On the thread that
+     * holds a batch of the CQ it is refused with {@link IllegalStateException}, changing nothing (it would
+     * wait for that thread's own batch).
      */
     void destroyCq(CqHandle cq);
 

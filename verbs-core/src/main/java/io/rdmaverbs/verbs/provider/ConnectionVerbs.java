@@ -2,8 +2,10 @@ package io.rdmaverbs.verbs.provider;
 
 import io.rdmaverbs.verbs.attr.CmPortSpace;
 import io.rdmaverbs.verbs.attr.CmConnectionParams;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -143,4 +145,15 @@ public interface ConnectionVerbs {
 
     /** {@code rdma_get_peer_addr(3)}, or {@code null} before an address was resolved or a request came. */
     @Nullable InetSocketAddress peerAddress(CmIdHandle id);
+
+    /**
+     * The IP addresses by which the connection manager reaches {@code deviceName}: what
+     * {@code rdma_bind_addr(3)} takes to bind an id to that device. Not a verb: librdmacm maps an address
+     * to a device through the device's network interface, and has no call for the reverse. The first is
+     * port 1's GID 0 as an IPv6 address, scoped to the device's netdev when it is link-local (on RoCE,
+     * the netdev's own link-local address, {@code fe80::...%eth0}), which a listener declared by device
+     * binds to; a simulated device's further addresses follow. Empty when the device has none (GID 0
+     * unset, no netdev); IllegalArgumentException for a device this provider does not have.
+     */
+    List<InetAddress> addresses(String deviceName);
 }

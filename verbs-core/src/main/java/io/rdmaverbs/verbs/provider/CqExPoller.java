@@ -6,10 +6,13 @@ import io.rdmaverbs.verbs.attr.WcStatus;
 /**
  * The polling of one extended CQ ({@code ibv_create_cq_ex(3)}) in the provider's form:
  * {@code ibv_start_poll}, {@code ibv_next_poll}, {@code ibv_end_poll} and the {@code ibv_wc_read_*} of
- * the current completion, each the CQ's own function pointer. The provider keeps it per CQ and the
- * CQ's lock serializes its batches (rxe holds a spinlock from start to end), so the caller's misuse
- * rules ({@code end} only after a successful {@code start}, reading only fields requested at create)
- * are the caller's to enforce: a read of a field not requested calls a NULL pointer in C.
+ * the current completion, each the CQ's own function pointer. The provider keeps it per CQ, and a batch
+ * holds the CQ's {@link QueueLock} from a successful start to its end, as the provider holds its CQ lock
+ * (rxe: a spinlock): another thread's start waits for the end; the calls in between and the end are
+ * refused on any other thread ({@link WrongThreadException}); a second start on the holding thread, and a
+ * destroy of the CQ there, are refused. Both providers enforce that. The caller's other misuse rules
+ * ({@code end} only after a successful {@code start}, reading only fields requested at create) are the
+ * caller's: a read of a field not requested calls a NULL pointer in C.
  */
 public interface CqExPoller {
 

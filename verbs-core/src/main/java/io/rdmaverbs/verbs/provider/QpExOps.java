@@ -4,9 +4,11 @@ package io.rdmaverbs.verbs.provider;
  * The new post API of one QP ({@code ibv_wr_post(3)}) in the provider's form: the function pointers of
  * its {@code struct ibv_qp_ex}, created with {@code IBV_QP_INIT_ATTR_SEND_OPS_FLAGS}. Between
  * {@link #wrStart()} and {@link #wrComplete()} or {@link #wrAbort()} the provider holds the send queue
- * (rxe: its spinlock), so the caller must end every start and call the builders and setters only
- * between them, on the thread that started; an operation the QP was not created for is a NULL pointer
- * in C. Those rules are the caller's to enforce.
+ * (rxe: its spinlock), and the session holds the QP's {@link QueueLock}: another thread's start waits for
+ * the end; the builders, setters and the end are refused outside a session and on any other thread
+ * ({@link WrongThreadException}); a second start, a post and a destroy of the QP on the holding thread are
+ * refused. Both providers enforce that. The caller must still end every start; an operation the QP was not
+ * created for is a NULL pointer in C, refused by the caller.
  */
 public interface QpExOps {
 

@@ -28,7 +28,8 @@ public interface QueuePairVerbs {
      * or {@link #postRecv} (of one request or a chain) run on the same QP in other threads, or a
      * {@link QpExOps} session is open on it, as {@link CompletionVerbs#destroyCq} may with polls: those
      * posts, and the session up to its {@code wrComplete} or {@code wrAbort}, finish before the QP is
-     * freed; later ones fail with {@link IllegalStateException}.
+     * freed; later ones fail with {@link IllegalStateException}. On the thread that holds a session of the
+     * QP it is refused with {@link IllegalStateException}, changing nothing.
      */
     void destroyQp(QpHandle qp);
 

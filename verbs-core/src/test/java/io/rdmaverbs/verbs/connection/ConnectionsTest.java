@@ -66,7 +66,7 @@ class ConnectionsTest {
     }
 
     private ConnectionListener accepting() {
-        return server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).backlog(8), ConnectionRequest::accept);
+        return server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw().backlog(8), ConnectionRequest::accept);
     }
 
     private static byte[] ascii(String text) {
@@ -109,11 +109,11 @@ class ConnectionsTest {
     @Test
     void aSendOnOneSideArrivesIntactInAReceiveBufferTheOtherSidePostedBeforeTheHandshake() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)),
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
                 request -> accepted.complete(request.accept(ascii("welcome"))));
         assertThat(listener.address().getPort()).as("port 0 picked one").isPositive();
 
-        Connection c = client.connect(ConnectSpec.to(listener.address()).privateData(ascii("hello")));
+        Connection c = client.connect(ConnectSpec.to(listener.address()).raw().privateData(ascii("hello")));
 
         assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
         assertThat(new String(c.peerPrivateData(), 0, 7, StandardCharsets.US_ASCII)).isEqualTo("welcome");
@@ -146,12 +146,12 @@ class ConnectionsTest {
     void aDisconnectIsSeenByThePeerAndBothQueuePairsFlush() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
         CountDownLatch peerSawIt = new CountDownLatch(1);
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)), request -> {
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(), request -> {
             Connection s = request.accept();
             s.onDisconnect(x -> peerSawIt.countDown());
             accepted.complete(s);
         });
-        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
         assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
 
         c.disconnect();
@@ -167,9 +167,9 @@ class ConnectionsTest {
     @Test
     void closingAConnectionDisconnectsGracefullySoThePeerLearnsOfIt() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)),
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
                 request -> accepted.complete(request.accept()));
-        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
         assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
 
         c.close();
@@ -181,13 +181,13 @@ class ConnectionsTest {
     @Test
     void aBoundedCloseDisconnectsAndReportsEachReleaseInDependencyOrder() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)),
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
                 request -> accepted.complete(request.accept()));
-        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
         assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
         String qp = c.queuePair().ref().toString();
 
-        CloseReport report = c.close(WAIT);
+        CloseReport report = c.close(WAIT).released();
 
         assertThat(report.isComplete()).isTrue();
         // An event of the id still unacknowledged is acknowledged first (rdma_ack_cm_event(3)).
@@ -201,22 +201,22 @@ class ConnectionsTest {
         });
         assertThat(accepted.get().awaitDisconnected(WAIT)).as("the other side saw DISCONNECTED").isTrue();
         assertThat(c.state()).isEqualTo(ConnectionState.CLOSED);
-        assertThat(c.close(WAIT).closed()).as("a second close releases nothing").isEmpty();
+        assertThat(c.close(WAIT).released().closed()).as("a second close releases nothing").isEmpty();
         assertNothingOfAConnectionLeftOnTheClient();
     }
 
     @Test
     void aBoundedCloseWhoseDisconnectedNeverComesReleasesOnceTheWaitIsOver() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)),
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
                 request -> accepted.complete(request.accept()));
-        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
         assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
         // The other side's port goes down: its DREP never comes back, so no DISCONNECTED here.
         serverHost.setPortState("rxe0", 1, PortState.DOWN);
         long started = System.nanoTime();
 
-        CloseReport report = c.close(Duration.ofMillis(300));
+        CloseReport report = c.close(Duration.ofMillis(300)).released();
 
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         assertThat(took).isLessThan(Duration.ofSeconds(2));
@@ -228,10 +228,10 @@ class ConnectionsTest {
     void aBoundedCloseWhoseReleaseIsRefusedReportsWhatIsLeftWithoutThrowingAndALaterCloseFinishesIt()
             throws Exception {
         ConnectionListener listener = accepting();
-        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
         clientHost.faults().failCall("ibv_dealloc_pd", 1, Errno.EBUSY);
 
-        CloseReport report = c.close(WAIT);
+        CloseReport report = c.close(WAIT).released();
 
         assertThat(report.left()).singleElement().satisfies(l -> {
             assertThat(l.resource().kind()).isEqualTo(ResourceKind.PROTECTION_DOMAIN);
@@ -242,7 +242,7 @@ class ConnectionsTest {
                 .doesNotContain(ResourceKind.PROTECTION_DOMAIN);
         assertThat(c.state()).as("not closed while a resource is left").isNotEqualTo(ConnectionState.CLOSED);
 
-        CloseReport again = c.close(Duration.ZERO);
+        CloseReport again = c.close(Duration.ZERO).released();
 
         assertThat(again.closed()).extracting(ResourceRef::kind).containsExactly(ResourceKind.PROTECTION_DOMAIN);
         assertThat(c.state()).isEqualTo(ConnectionState.CLOSED);
@@ -251,10 +251,10 @@ class ConnectionsTest {
 
     @Test
     void aRejectFailsTheConnectWithTheReasonAndThePeersPrivateDataLeavingNothing() {
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)),
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
                 request -> request.reject(ascii("busy")));
 
-        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address())))
+        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address()).raw()))
                 .isInstanceOfSatisfying(ConnectionRejectedException.class, e -> {
                     assertThat(e.verb()).isEqualTo("rdma_connect");
                     assertThat(e.errno()).isEqualTo(Errno.ECONNREFUSED);
@@ -285,18 +285,18 @@ class ConnectionsTest {
 
     @Test
     void aHandlerThatThrowsHasItsRequestRejected() {
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)), request -> {
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(), request -> {
             throw new IllegalStateException("the handler's own bug");
         });
 
-        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address())))
+        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address()).raw()))
                 .isInstanceOf(ConnectionRejectedException.class);
         assertThat(listener.pendingRequests()).isEmpty();
     }
 
     @Test
     void nothingListeningOnThePortIsARejectWithInvalidServiceId() {
-        assertThatThrownBy(() -> client.connect(ConnectSpec.to(new InetSocketAddress(serverIp, 4242))))
+        assertThatThrownBy(() -> client.connect(ConnectSpec.to(new InetSocketAddress(serverIp, 4242)).raw()))
                 .isInstanceOfSatisfying(ConnectionRejectedException.class,
                         e -> assertThat(e.rejectReason()).isEqualTo(ConnectionRejectedException.INVALID_SERVICE_ID));
         assertNothingOfAConnectionLeftOnTheClient();
@@ -306,7 +306,7 @@ class ConnectionsTest {
     void anAddressNoDeviceHasFailsWithAddrErrorAndEtimedoutLeavingNothing() throws Exception {
         InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getByName("fe80::dead:beef"), 7471);
 
-        assertThatThrownBy(() -> client.connect(ConnectSpec.to(nowhere).timeout(Duration.ofMillis(100))))
+        assertThatThrownBy(() -> client.connect(ConnectSpec.to(nowhere).raw().timeout(Duration.ofMillis(100))))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {
                     assertThat(e.verb()).isEqualTo("rdma_resolve_addr");
                     assertThat(e.errno()).isEqualTo(Errno.ETIMEDOUT);
@@ -321,7 +321,7 @@ class ConnectionsTest {
         serverHost.setPortState("rxe0", 1, PortState.DOWN);
         clientHost.setCmRetryTimeout(Duration.ofMillis(100)); // the CM gives up on the REQ before the watchdog
 
-        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address()).timeout(Duration.ofMillis(100))))
+        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address()).raw().timeout(Duration.ofMillis(100))))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {
                     assertThat(e.verb()).isEqualTo("rdma_connect");
                     assertThat(e.errno()).isEqualTo(Errno.ETIMEDOUT);
@@ -335,7 +335,7 @@ class ConnectionsTest {
         ConnectionListener first = accepting();
         int before = serverVerbs.resources().size();
 
-        assertThatThrownBy(() -> server.listen(ListenSpec.on(first.address()), ConnectionRequest::accept))
+        assertThatThrownBy(() -> server.listen(ListenSpec.on(first.address()).raw(), ConnectionRequest::accept))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {
                     assertThat(e.verb()).isEqualTo("rdma_bind_addr");
                     assertThat(e.errno()).isEqualTo(Errno.EADDRINUSE);
@@ -346,10 +346,10 @@ class ConnectionsTest {
 
     @Test
     void aListenerWithAPendingRequestRefusesAStrictCloseAndACascadeRejectsIt() {
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)), request -> {
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(), request -> {
             // Neither accepted nor rejected: the request stays pending.
         });
-        CompletableFuture<Connection> connecting = client.connectAsync(ConnectSpec.to(listener.address()));
+        CompletableFuture<Connection> connecting = client.connectAsync(ConnectSpec.to(listener.address()).raw());
         eventually(() -> assertThat(listener.pendingRequests()).isNotEmpty());
         ConnectionRequest pending = listener.pendingRequests().getFirst();
 
@@ -368,18 +368,18 @@ class ConnectionsTest {
     @Test
     void aSlowHandlerDoesNotStallASecondConnection() throws Exception {
         CountDownLatch slowHandlerMayGo = new CountDownLatch(1);
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)), request -> {
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(), request -> {
             if (request.privateData()[0] == 's') {
                 slowHandlerMayGo.await();
             }
             request.accept();
         });
-        CompletableFuture<Connection> slow = client.connectAsync(ConnectSpec.to(listener.address())
+        CompletableFuture<Connection> slow = client.connectAsync(ConnectSpec.to(listener.address()).raw()
                 .privateData(ascii("slow")));
         eventually(() -> assertThat(listener.pendingRequests()).isNotEmpty());
 
         Connection fast = assertTimeoutPreemptively(WAIT,
-                () -> client.connect(ConnectSpec.to(listener.address()).privateData(ascii("fast"))));
+                () -> client.connect(ConnectSpec.to(listener.address()).raw().privateData(ascii("fast"))));
 
         assertThat(fast.state()).isEqualTo(ConnectionState.CONNECTED);
         assertThat(slow).isNotDone();
@@ -390,14 +390,14 @@ class ConnectionsTest {
     @Test
     void closingTheManagerDoesNotWaitForAHandlerThatNeverReturnsBeyondItsBound() {
         CountDownLatch never = new CountDownLatch(1);
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)), request -> {
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(), request -> {
             never.await();
             request.accept();
         });
-        CompletableFuture<Connection> connecting = client.connectAsync(ConnectSpec.to(listener.address()));
+        CompletableFuture<Connection> connecting = client.connectAsync(ConnectSpec.to(listener.address()).raw());
         eventually(() -> assertThat(listener.pendingRequests()).isNotEmpty());
 
-        assertTimeoutPreemptively(Duration.ofSeconds(6), server::close);
+        assertTimeoutPreemptively(Duration.ofSeconds(6), () -> server.close());
 
         assertThat(connecting).failsWithin(WAIT).withThrowableThat().havingCause()
                 .isInstanceOf(ConnectionRejectedException.class);
@@ -407,17 +407,17 @@ class ConnectionsTest {
     @Test
     void closingTheManagerClosesItsConnectionsGracefullyAndItsListeners() {
         ConnectionListener listener = accepting();
-        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
         eventually(() -> assertThat(server.connections()).hasSize(1));
 
-        assertTimeoutPreemptively(WAIT, server::close);
+        assertTimeoutPreemptively(WAIT, () -> server.close());
 
         assertThat(c.awaitDisconnected(WAIT)).as("the client saw the server's disconnect").isTrue();
         assertThat(listener.cmId().isClosed()).isTrue();
         assertThat(serverVerbs.resources()).extracting(VerbsResource::kind).doesNotContain(ResourceKind.CM_ID,
                 ResourceKind.CM_EVENT_CHANNEL, ResourceKind.QUEUE_PAIR);
         assertThat(serverHost.resourceCounts("rxe0").objects()).isZero();
-        assertThatThrownBy(() -> server.connectAsync(ConnectSpec.to(listener.address())))
+        assertThatThrownBy(() -> server.connectAsync(ConnectSpec.to(listener.address()).raw()))
                 .isInstanceOf(IllegalStateException.class);
     }
 
@@ -427,7 +427,7 @@ class ConnectionsTest {
         Thread connector = Thread.ofPlatform().start(() -> {
             for (int i = 0; i < 200; i++) {
                 try {
-                    client.connectAsync(ConnectSpec.to(listener.address()).timeout(Duration.ofMillis(200)));
+                    client.connectAsync(ConnectSpec.to(listener.address()).raw().timeout(Duration.ofMillis(200)));
                 } catch (RuntimeException closing) {
                     return;
                 }
@@ -435,13 +435,13 @@ class ConnectionsTest {
         });
         eventually(() -> assertThat(server.connections()).isNotEmpty());
 
-        assertTimeoutPreemptively(Duration.ofSeconds(15), server::close);
+        assertTimeoutPreemptively(Duration.ofSeconds(15), () -> server.close());
         connector.join(5000);
 
         assertThat(serverVerbs.resources()).extracting(VerbsResource::kind).doesNotContain(ResourceKind.CM_ID,
                 ResourceKind.CM_EVENT, ResourceKind.QUEUE_PAIR, ResourceKind.MEMORY_REGION);
         assertThat(serverHost.resourceCounts("rxe0").objects()).isZero();
-        assertTimeoutPreemptively(Duration.ofSeconds(15), client::close);
+        assertTimeoutPreemptively(Duration.ofSeconds(15), () -> client.close());
         assertNothingOfAConnectionLeftOnTheClient();
     }
 
@@ -453,9 +453,9 @@ class ConnectionsTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("receiveQueueDepth 8");
         assertThatThrownBy(() -> ConnectionSpec.rc(8, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("receiveBufferSize");
-        assertThatThrownBy(() -> ConnectSpec.to(new InetSocketAddress(serverIp, 1)).privateData(new byte[57]))
+        assertThatThrownBy(() -> ConnectSpec.to(new InetSocketAddress(serverIp, 1)).raw().privateData(new byte[57]))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("56");
-        assertThatThrownBy(() -> ListenSpec.on(InetSocketAddress.createUnresolved("server", 1)))
+        assertThatThrownBy(() -> ListenSpec.on(InetSocketAddress.createUnresolved("server", 1)).raw())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unresolved");
     }
 
@@ -463,7 +463,7 @@ class ConnectionsTest {
     void aConnectionWithACompletionChannelOwnsItToo() {
         ConnectionListener listener = accepting();
 
-        Connection c = client.connect(ConnectSpec.to(listener.address())
+        Connection c = client.connect(ConnectSpec.to(listener.address()).raw()
                 .connection(ConnectionSpec.rc(4, 256).withCompletionChannel(true)));
 
         assertThat(c.completionChannel()).isNotNull();

@@ -27,7 +27,12 @@ import io.rdmaverbs.verbs.connection.ConnectionState;
 import io.rdmaverbs.verbs.connection.Connections;
 import io.rdmaverbs.verbs.connection.ConnectSpec;
 import io.rdmaverbs.verbs.connection.ListenSpec;
+import io.rdmaverbs.verbs.connection.Message;
+import io.rdmaverbs.verbs.connection.Session;
+import io.rdmaverbs.verbs.connection.SessionSpec;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
+
+import org.jspecify.annotations.Nullable;
 
 import static io.rdmaverbs.verbs.scenario.CmScenarios.EVENT_WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Closes that race the connection's own CM traffic, in one process on the target: the close of a
  * connection against its lane's answer to the peer's DISCONNECTED (an {@code rdma_disconnect} that reaches
  * the QP through {@code id->qp} while the close's {@code rdma_destroy_qp} frees it), both managers of live
- * connections closed at once, and ten checksummed exchanges whose pairs close concurrently. On a real
+ * connections closed at once, and ten checksummed request/echo exchanges whose pairs close concurrently. On a real
  * device a lost race is a SIGSEGV in libibverbs and the JVM is gone; the simulated provider widens
  * librdmacm's window ({@link SimulatedProvider#widenLibrdmacmRaces}) and records such a use instead
  * ({@link SimulatedProvider#freedMemoryUses()}, which {@link ScenarioRun#close()} requires empty).
@@ -63,8 +68,10 @@ final class CloseRaceScenarios {
                         + "rounds, leaves nothing", CloseRaceScenarios::closeAgainstDisconnectAnswer),
                 new Scenario("Close races: both managers of three live connections closed at once, many rounds, "
                         + "leave nothing", CloseRaceScenarios::bothManagersAtOnce),
-                new Scenario("Close races: ten connections exchange checksummed messages, then each pair closes "
-                        + "concurrently, leaving nothing", CloseRaceScenarios::tenPairsCloseConcurrently));
+                new Scenario("Close races: ten raw connections exchange checksummed messages, then each pair closes "
+                        + "concurrently, leaving nothing", CloseRaceScenarios::tenRawPairsCloseConcurrently),
+                new Scenario("Close races: ten sessions exchange checksummed requests and echoes, then each pair "
+                        + "closes concurrently, leaving nothing", CloseRaceScenarios::tenPairsCloseConcurrently));
     }
 
     /**
@@ -122,18 +129,59 @@ final class CloseRaceScenarios {
     }
 
     /**
-     * The workload that crashed the JVM on rxe: ten RC connections, each a ping-pong of checksummed
-     * messages both ways, then every pair closed (client, then server) on its own thread, all at once.
+     * The workload that crashed the JVM on rxe: ten RC connections, each exchanging checksummed messages both
+     * ways (a request checked by the server's handler, its echo checked by the client), then every pair
+     * closed (client, then server) on its own thread, all at once.
      */
     static void tenPairsCloseConcurrently(ScenarioRun run) throws Exception {
-        int messages = run.provider() instanceof SimulatedProvider ? 20 : MESSAGES;
+        java.util.concurrent.atomic.AtomicLong checkedByServer = new java.util.concurrent.atomic.AtomicLong();
+        int messages = messages(run);
+        long echoes = tenPairs(run, SessionSpec.defaults().handler(m -> {
+            byte[] got = m.toByteArray();
+            if (Long.parseLong(java.util.Objects.requireNonNull(m.headers().get("crc"))) != crc(got)) {
+                throw new IllegalStateException("checksum mismatch on the server");
+            }
+            checkedByServer.incrementAndGet();
+            m.reply(Message.of(got).withHeader("crc", String.valueOf(crc(got))));
+        }), pair -> exchange(pair[0].session(), messages));
+        assertThat(echoes).as("echoes whose checksum the client verified").isEqualTo((long) PAIRS * messages);
+        assertThat(checkedByServer.get()).as("requests whose checksum the server verified")
+                .isEqualTo((long) PAIRS * messages);
+    }
+
+    /**
+     * The workload that crashed the JVM on rxe, as it was run: ten raw RC connections, each a ping-pong of
+     * checksummed messages posted and polled by the application both ways, then every pair closed (client,
+     * then server) on its own thread, all at once. Before the fix it failed here with EBUSY from
+     * {@code ibv_destroy_qp} (the kernel refusing a destroy while the lane's {@code rdma_disconnect} held the
+     * QP) where it did not crash.
+     */
+    static void tenRawPairsCloseConcurrently(ScenarioRun run) throws Exception {
+        int messages = messages(run);
+        long checked = tenPairs(run, null, pair -> rawExchange(pair[0], pair[1], messages));
+        assertThat(checked).as("messages whose checksum was verified").isEqualTo(2L * PAIRS * messages);
+    }
+
+    /** One pair's exchange, client first: the checksums it verified. */
+    @FunctionalInterface
+    private interface Exchange {
+        long run(Connection[] pair) throws Exception;
+    }
+
+    /**
+     * {@link #PAIRS} connections (raw when {@code session} is null), each running {@code exchange} on its own
+     * thread, all released at once, then closed (client, then server) by that thread: the checksums verified.
+     */
+    private static long tenPairs(ScenarioRun run, @Nullable SessionSpec session, Exchange exchange) throws Exception {
         ExecutorService workers = Executors.newFixedThreadPool(PAIRS);
+        long checked = 0;
         try (Connections server = Connections.on(run.verbs(), "server");
                 Connections client = Connections.on(run.verbs(), "client")) {
-            ListenedConnections accepted = ListenedConnections.on(server, run);
+            ListenedConnections accepted = ListenedConnections.on(server, run, session);
             List<Connection[]> pairs = new ArrayList<>();
             for (int i = 0; i < PAIRS; i++) {
-                Connection c = client.connect(ConnectSpec.to(accepted.listener.address()));
+                ConnectSpec to = ConnectSpec.to(accepted.listener.address());
+                Connection c = client.connect(session == null ? to.raw() : to);
                 pairs.add(new Connection[] {c, accepted.next()});
             }
             CountDownLatch go = new CountDownLatch(1);
@@ -141,18 +189,16 @@ final class CloseRaceScenarios {
             for (Connection[] pair : pairs) {
                 exchanges.add(workers.submit(() -> {
                     go.await();
-                    long checked = exchange(pair[0], pair[1], messages);
+                    long verified = exchange.run(pair);
                     pair[0].close();
                     pair[1].close();
-                    return checked;
+                    return verified;
                 }));
             }
             go.countDown();
-            long checked = 0;
             for (Future<Long> f : exchanges) {
                 checked += f.get(120, TimeUnit.SECONDS);
             }
-            assertThat(checked).as("messages whose checksum was verified").isEqualTo(2L * PAIRS * messages);
             for (Connection[] pair : pairs) {
                 assertClosed(pair[0], pair[1], 0);
             }
@@ -162,6 +208,11 @@ final class CloseRaceScenarios {
             workers.shutdownNow();
         }
         assertNothingLeft(run);
+        return checked;
+    }
+
+    private static int messages(ScenarioRun run) {
+        return run.provider() instanceof SimulatedProvider ? 20 : MESSAGES;
     }
 
     // ---- building blocks ----------------------------------------------------------------------------
@@ -171,8 +222,14 @@ final class CloseRaceScenarios {
             java.util.concurrent.BlockingQueue<Connection> accepted) {
 
         static ListenedConnections on(Connections server, ScenarioRun run) {
+            return on(server, run, SessionSpec.defaults());
+        }
+
+        /** With {@code session} null, raw connections. */
+        static ListenedConnections on(Connections server, ScenarioRun run, @Nullable SessionSpec session) {
             java.util.concurrent.BlockingQueue<Connection> queue = new java.util.concurrent.LinkedBlockingQueue<>();
-            ConnectionListener l = server.listen(ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)).backlog(16),
+            ListenSpec spec = ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)).backlog(16);
+            ConnectionListener l = server.listen(session == null ? spec.raw() : spec.session(session),
                     request -> queue.add(request.accept()));
             return new ListenedConnections(l, queue);
         }
@@ -221,10 +278,31 @@ final class CloseRaceScenarios {
     }
 
     /**
+     * {@code count} requests of 256 checksummed bytes, one in flight, each echoed by the server: the number of
+     * echoes whose checksum matched.
+     */
+    private static long exchange(Session session, int count) throws Exception {
+        long checked = 0;
+        byte[] payload = new byte[256];
+        for (int i = 0; i < count; i++) {
+            for (int b = 0; b < payload.length; b++) {
+                payload[b] = (byte) (i * 31 + b);
+            }
+            long sum = crc(payload);
+            Message echo = session.request(Message.of(payload.clone()).withHeader("crc", String.valueOf(sum)))
+                    .get(EVENT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(crc(echo.toByteArray())).as("checksum of an echo on %s", session).isEqualTo(sum);
+            assertThat(echo.header("crc")).isEqualTo(String.valueOf(sum));
+            checked++;
+        }
+        return checked;
+    }
+
+    /**
      * {@code count} messages each way, one in flight: the client sends buffer 0, the server checks its
      * checksum and sends it back, the client checks it again. The number of checksums verified.
      */
-    private static long exchange(Connection client, Connection server, int count) {
+    private static long rawExchange(Connection client, Connection server, int count) {
         long checked = 0;
         int size = Math.min(256, client.buffers().sendSize());
         byte[] payload = new byte[size];

@@ -78,6 +78,8 @@ final class CmScenarios {
                         CmScenarios::unreachableAddress),
                 new Scenario("rdma_cm: binding a port another id listens on fails with EADDRINUSE",
                         CmScenarios::portInUse),
+                new Scenario("rdma_cm: the provider's first address of the device is its CM address, and an id "
+                        + "bound to it is on that device", CmScenarios::deviceAddress),
                 new Scenario("rdma_destroy_id with an unacknowledged event would block: strict refuses, cascade "
                         + "acknowledges it first", CmScenarios::idWithUnacknowledgedEvent),
                 new Scenario("rdma_destroy_id with a QP would leak it: strict refuses, cascade destroys the QP first",
@@ -202,6 +204,30 @@ final class CmScenarios {
         steps.ok("rdma_bind_addr, another port", () -> second.bind(new InetSocketAddress(run.cmAddress(), 0)));
         steps.ok("rdma_destroy_id", second::close);
         steps.ok("rdma_destroy_id", first::close);
+        steps.ok("rdma_destroy_event_channel", channel::close);
+    }
+
+    static void deviceAddress(ScenarioRun run) throws Exception {
+        Steps steps = run.steps();
+        String device = run.device().name();
+        List<InetAddress> addresses = steps.make("the provider's addresses of the device",
+                () -> run.provider().connectionVerbs().addresses(device));
+        InetAddress first = addresses.getFirst();
+        InetAddress cm = run.cmAddress();
+        assertThat(first.getAddress()).as("%s's first address against its CM address %s", device, cm)
+                .isEqualTo(cm.getAddress());
+        if (cm instanceof Inet6Address scoped && scoped.getScopedInterface() != null) {
+            assertThat(((Inet6Address) first).getScopedInterface()).as("the netdev a link-local address is scoped to")
+                    .isEqualTo(scoped.getScopedInterface());
+        }
+        CmEventChannel channel = steps.make("rdma_create_event_channel", () -> run.verbs().createCmEventChannel("ch"));
+        CmId id = steps.make("rdma_create_id", () -> channel.createId(CmPortSpace.TCP, "bound"));
+        steps.ok("rdma_bind_addr to that address, port 0", () -> id.bind(new InetSocketAddress(first, 0)));
+        assertThat(Objects.requireNonNull(id.context()).device().name()).as("the device of the bound id")
+                .isEqualTo(device);
+        steps.rejected("the addresses of a device the host does not have", IllegalArgumentException.class,
+                () -> run.provider().connectionVerbs().addresses("nosuchdev9"));
+        steps.ok("rdma_destroy_id", id::close);
         steps.ok("rdma_destroy_event_channel", channel::close);
     }
 

@@ -83,9 +83,9 @@ final class ConnectionScenarios {
                 Connections client = Connections.on(run.verbs(), "client")) {
             CompletableFuture<Connection> accepted = new CompletableFuture<>();
             ConnectionListener listener = steps.make("listen", () -> server.listen(
-                    ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)).backlog(4),
+                    ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)).raw().backlog(4),
                     request -> accepted.complete(request.accept(WELCOME))));
-            Connection c = steps.make("connect", () -> client.connect(ConnectSpec.to(listener.address())
+            Connection c = steps.make("connect", () -> client.connect(ConnectSpec.to(listener.address()).raw()
                     .privateData(HELLO)));
             Connection s = accepted.get(EVENT_WAIT.toSeconds(), TimeUnit.SECONDS);
             steps.observed("server connection", s.awaitState(ConnectionState.CONNECTED, EVENT_WAIT)
@@ -119,9 +119,9 @@ final class ConnectionScenarios {
         try (Connections server = Connections.on(run.verbs(), "server");
                 Connections client = Connections.on(run.verbs(), "client")) {
             ConnectionListener listener = steps.make("listen", () -> server.listen(
-                    ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)), request -> request.reject(GO_AWAY)));
+                    ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)).raw(), request -> request.reject(GO_AWAY)));
             VerbsException e = steps.fails("connect", Errno.ECONNREFUSED,
-                    () -> client.connect(ConnectSpec.to(listener.address()).privateData(HELLO)));
+                    () -> client.connect(ConnectSpec.to(listener.address()).raw().privateData(HELLO)));
             assertThat(e).isInstanceOfSatisfying(ConnectionRejectedException.class, r -> {
                 assertThat(r.rejectReason()).isEqualTo(ConnectionRejectedException.CONSUMER_DEFINED);
                 assertThat(Arrays.copyOf(r.peerPrivateData(), GO_AWAY.length)).isEqualTo(GO_AWAY);
@@ -138,7 +138,7 @@ final class ConnectionScenarios {
         InetSocketAddress nobody = new InetSocketAddress(CmScenarios.nobodyNear(run.cmAddress()), 7471);
         try (Connections client = Connections.on(run.verbs(), "client")) {
             VerbsException e = steps.fails("connect to an address nobody has", Errno.ETIMEDOUT,
-                    () -> client.connect(ConnectSpec.to(nobody).timeout(Duration.ofMillis(300))));
+                    () -> client.connect(ConnectSpec.to(nobody).raw().timeout(Duration.ofMillis(300))));
             // With neighbour discovery the address does not resolve; on a NOARP netdev the REQ goes unanswered
             // (the IB CM's own UNREACHABLE would take its retries, about 100 s): the connect's watchdog ends it.
             assertThat(e.verb()).isEqualTo(run.neighbourDiscovery() ? "rdma_resolve_addr" : "rdma_connect");
@@ -156,8 +156,8 @@ final class ConnectionScenarios {
                 Connections client = Connections.on(run.verbs(), "client")) {
             List<ConnectionRequest> unanswered = new CopyOnWriteArrayList<>();
             ConnectionListener listener = steps.make("listen", () -> server.listen(
-                    ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)), unanswered::add));
-            CompletableFuture<Connection> connect = client.connectAsync(ConnectSpec.to(listener.address())
+                    ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)).raw(), unanswered::add));
+            CompletableFuture<Connection> connect = client.connectAsync(ConnectSpec.to(listener.address()).raw()
                     .timeout(Duration.ofSeconds(5)));
             // The loop thread makes the request pending; the handler sees it afterwards, on its lane.
             eventually("the request reaches the handler", () -> unanswered.size() == 1 || connect.isDone());
@@ -198,7 +198,7 @@ final class ConnectionScenarios {
             Duration timeout = Duration.ofMillis(500);
             client.channel().disconnectTimeout(timeout);
             CompletableFuture<Connection> connect = client.connectAsync(ConnectSpec.to(
-                    Objects.requireNonNull(listener.localAddress())));
+                    Objects.requireNonNull(listener.localAddress())).raw());
             CmEvent request = CmScenarios.expectUnless(connect, steps, "server", serverChannel,
                     CmEventType.CONNECT_REQUEST);
             CmScenarios.Side server = CmScenarios.Side.on(steps, "server", request.cmId());
@@ -227,11 +227,11 @@ final class ConnectionScenarios {
         Connections client = Connections.on(run.verbs(), "client");
         try {
             ConnectionListener listener = steps.make("listen", () -> server.listen(
-                    ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)).backlog(connects),
+                    ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)).raw().backlog(connects),
                     ConnectionRequest::accept));
             List<CompletableFuture<Connection>> inFlight = new ArrayList<>();
             for (int i = 0; i < connects; i++) {
-                inFlight.add(client.connectAsync(ConnectSpec.to(listener.address())));
+                inFlight.add(client.connectAsync(ConnectSpec.to(listener.address()).raw()));
             }
             eventually("a request reached the server", () -> !server.connections().isEmpty()
                     || !listener.pendingRequests().isEmpty() || inFlight.stream().anyMatch(CompletableFuture::isDone));

@@ -22,8 +22,11 @@ public final class ScenarioCatalog {
         all.addAll(DataPathScenarios.all());
         all.addAll(ExtendedCqScenarios.all());
         all.addAll(QpExScenarios.all());
+        all.addAll(ConfinementScenarios.all());
         all.addAll(CmScenarios.all());
         all.addAll(ConnectionScenarios.all());
+        all.addAll(SessionScenarios.all());
+        all.addAll(OneSidedScenarios.all());
         all.addAll(CloseRaceScenarios.all());
         return List.copyOf(all);
     }
@@ -41,12 +44,16 @@ public final class ScenarioCatalog {
 
     /**
      * The scenarios that make a connection ({@link CmScenarios} but {@link CmScenarios#withoutConnection()},
-     * and {@link ConnectionScenarios}): {@link FaultSweepTest} sweeps them verb by verb, as their runs wait.
+     * {@link ConnectionScenarios}, {@link SessionScenarios} and {@link OneSidedScenarios}): {@link FaultSweepTest}
+     * sweeps them verb by
+     * verb, as their runs wait.
      */
     public static List<Scenario> connecting() {
         Set<String> connecting = new HashSet<>();
         connecting.addAll(names(CmScenarios.all()));
         connecting.addAll(names(ConnectionScenarios.all()));
+        connecting.addAll(names(SessionScenarios.all()));
+        connecting.addAll(names(OneSidedScenarios.all()));
         connecting.removeAll(names(CmScenarios.withoutConnection()));
         return all().stream().filter(s -> connecting.contains(s.name())).toList();
     }

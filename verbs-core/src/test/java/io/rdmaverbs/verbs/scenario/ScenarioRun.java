@@ -112,6 +112,23 @@ public final class ScenarioRun implements AutoCloseable {
         return address;
     }
 
+    /**
+     * RNR NAKs the device's requesters received so far: rxe's {@code hw_counters/rcvd_rnr_err} on the kernel
+     * (-1 where the device has no such counter), the simulated device's count otherwise.
+     */
+    public long rnrNaksReceived() {
+        if (provider instanceof SimulatedProvider sim) {
+            return sim.rnrNaksReceived(device.name());
+        }
+        java.nio.file.Path counter = java.nio.file.Path.of("/sys/class/infiniband", device.name(), "ports/1/hw_counters",
+                "rcvd_rnr_err");
+        try {
+            return Long.parseLong(java.nio.file.Files.readString(counter).strip());
+        } catch (java.io.IOException | NumberFormatException e) {
+            return -1;
+        }
+    }
+
     /** Whether the CM address's netdev resolves neighbours (see {@link VerbsTarget.CmNetdev}). */
     public boolean neighbourDiscovery() {
         return target.cm().neighbourDiscovery();

@@ -2,6 +2,7 @@ package io.rdmaverbs.verbs.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -10,6 +11,7 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -25,6 +27,7 @@ import io.rdmaverbs.verbs.DeviceContext;
 import io.rdmaverbs.verbs.ProtectionDomain;
 import io.rdmaverbs.verbs.QueuePair;
 import io.rdmaverbs.verbs.QueuePairSpec;
+import io.rdmaverbs.verbs.RemoteRegion;
 import io.rdmaverbs.verbs.ResourceKind;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.SharedReceiveQueue;
@@ -36,6 +39,8 @@ import io.rdmaverbs.verbs.XrcDomainSpec;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.Gid;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
+import io.rdmaverbs.verbs.attr.RemoteAccess;
+import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.attr.CmPortSpace;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
@@ -142,6 +147,25 @@ class TeardownFaultSweepTest {
         return out;
     }
 
+    /** The path of a remote region nothing posts through: the sweep only releases it. */
+    private static final RemoteRegion.Path UNUSED_PATH = new RemoteRegion.Path() {
+        @Override
+        public CompletableFuture<Void> read(RemoteRegion region, long remoteAddress, MemorySegment destination) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Void> write(RemoteRegion region, long remoteAddress, MemorySegment source) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Long> atomic(RemoteRegion region, SendOpcode opcode, long remoteAddress,
+                long compareAdd, long swap) {
+            throw new UnsupportedOperationException();
+        }
+    };
+
     /** One graph with a resource of every kind, on an XRC-capable device. */
     private static Verbs everyKind(SimulatedProvider sim) {
         Verbs verbs = Verbs.using(sim);
@@ -151,7 +175,9 @@ class TeardownFaultSweepTest {
         CompletionChannel channel = ctx.createCompletionChannel("channel");
         CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(16).withChannel(channel), "cq");
         SharedReceiveQueue srq = pd.createSharedReceiveQueue(SharedReceiveQueueSpec.basic(16), "srq");
-        pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS).withSrq(srq), "rc");
+        QueuePair rc = pd.createQueuePair(QueuePairSpec.rc(cq, cq, CAPS).withSrq(srq), "rc");
+        rc.remoteRegion(new RemoteRegion.Target("a peer", 1, 0x10000, 4096, 0x1234, Set.of(RemoteAccess.READ)),
+                UNUSED_PATH, "remote-region");
         QueuePair ud = pd.createQueuePair(QueuePairSpec.ud(cq, cq, CAPS), "ud");
         ud.attachMulticast(GROUP, 0);
         QueuePair xrcReceive = xrcd.createReceiveQueuePair("xrc-recv");

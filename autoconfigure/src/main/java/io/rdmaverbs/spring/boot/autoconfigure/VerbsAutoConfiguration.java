@@ -2,6 +2,7 @@ package io.rdmaverbs.spring.boot.autoconfigure;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 
 import io.github.resilience4j.core.IntervalFunction;
 import io.rdmaverbs.spring.boot.observation.LifecycleObserver;
@@ -85,6 +86,14 @@ public final class VerbsAutoConfiguration {
     VerbsTeardown rdmaVerbsTeardown(Verbs verbs, VerbsProperties properties, TeardownRetries retries,
             ObjectProvider<LifecycleProperties> lifecycle, ObjectProvider<LifecycleObserver> observer) {
         VerbsProperties.Teardown settings = properties.teardown();
+        if (settings.timeout().isNegative()) {
+            throw new InvalidVerbsSettingException(VerbsProperties.PREFIX + ".teardown.timeout", "it is "
+                    + settings.timeout().toString().substring(2).toLowerCase(Locale.ROOT) + ", and a wait cannot "
+                    + "be negative", "Set it to how long the teardown may wait for leases and references to be "
+                    + "released (10s by default), or to 0 for a single close attempt without waiting, after which "
+                    + VerbsProperties.PREFIX + ".teardown.policy decides (strict leaves what is still held open and "
+                    + "reports it, cascade releases it)");
+        }
         VerbsProperties.Retry retry = settings.retry();
         IntervalFunction backoff = IntervalFunction.ofExponentialBackoff(retry.initialBackoff(), retry.multiplier(),
                 retry.maxBackoff());

@@ -61,14 +61,19 @@ public final class ConnectionDeclarations {
      * @param connection Queues and buffers of each accepted connection.
      * @param handler Bean name of the RdmaMessageHandler that receives each accepted connection's
      *     messages; may be left out when the context has exactly one.
-     * @param heartbeatInterval Interval of the empty message sent on each accepted connection, so that a
-     *     connection whose peer vanished with the link (its disconnect never arrived) is found and released.
-     *     0 switches it off.
+     * @param heartbeatInterval Idle time after which a KEEPALIVE frame goes on each accepted connection, so
+     *     that a connection whose peer vanished with the link (its disconnect never arrived) is found and
+     *     released. 0 switches it off.
+     * @param concurrency Messages handled at once over all the listener's connections, each on a virtual
+     *     thread; 0: as many as arrive (each connection still sends at most receive-buffers ahead).
+     * @param ordered Whether the messages of each connection are handled one at a time, in the order they
+     *     arrived (the session's lane): a slow message then holds up its own connection's next ones.
      */
     public record Listener(@Nullable String address, @Nullable String device,
             @DefaultValue("7471") @Min(0) @Max(65535) int port, @DefaultValue("16") @Positive int backlog,
             @DefaultValue @Valid PerConnection connection, @Nullable String handler,
-            @DefaultValue("5s") @NotNull Duration heartbeatInterval) {
+            @DefaultValue("5s") @NotNull Duration heartbeatInterval, @DefaultValue("0") @PositiveOrZero int concurrency,
+            @DefaultValue("false") boolean ordered) {
     }
 
     /**
@@ -84,9 +89,11 @@ public final class ConnectionDeclarations {
      *     the first connection for at most resolve-timeout + connect-timeout, and fails when there is
      *     none. Otherwise startup never waits, and the peer connects in the background.
      * @param connection Queues and buffers of the connection.
-     * @param heartbeatInterval Interval of the empty message that finds a dead link while the connection
-     *     is idle: RC has no keepalive, so a cut link is only noticed when a send exhausts its retries.
-     *     0 switches it off.
+     * @param heartbeatInterval Idle time after which a KEEPALIVE frame goes, to find a dead link while the
+     *     connection is idle: RC has no keepalive, so a cut link is only noticed when a send exhausts its
+     *     retries. 0 switches it off.
+     * @param requestTimeout How long a request on this peer waits for its reply (RdmaPeer.requestAsync,
+     *     RdmaTemplate.sendAndReceive), unless the call says.
      * @param reconnect Backoff of the connect attempts (a Resilience4j Retry).
      * @param circuitBreaker Circuit breaker that stops connect attempts for a while after repeated failures.
      */
@@ -94,25 +101,40 @@ public final class ConnectionDeclarations {
             @DefaultValue("2s") @NotNull Duration resolveTimeout, @DefaultValue("5s") @NotNull Duration connectTimeout,
             @DefaultValue("false") boolean required, @DefaultValue @Valid PerConnection connection,
             @DefaultValue("5s") @NotNull Duration heartbeatInterval, @DefaultValue @Valid Reconnect reconnect,
-            @DefaultValue @Valid CircuitBreaker circuitBreaker) {
+            @DefaultValue @Valid CircuitBreaker circuitBreaker, @DefaultValue("30s") @NotNull Duration requestTimeout) {
     }
 
     /**
-     * The queues and buffers of one connection: one RC queue pair, one completion queue with a
-     * completion channel, and registered buffers for whole messages.
+     * The queues, buffers and handshake of one connection: one RC queue pair and its session (the
+     * session protocol of verbs-core, docs/connections.md), one completion queue served by the connection
+     * manager's completion threads, and registered buffers for eager messages.
      *
      * @param sendQueueDepth Sends in flight at most (max_send_wr).
      * @param receiveQueueDepth Receives posted at most (max_recv_wr); at least receive-buffers.
      * @param completionQueueSize Completions the CQ holds; at least send-queue-depth + receive-queue-depth.
      * @param receiveBuffers Receive buffers posted before the connection is made, and refilled after each
      *     message is handled: the number of messages the peer may send ahead.
-     * @param bufferSize Size of each buffer: the largest message.
+     * @param bufferSize Size of each buffer, the session protocol's 24-byte frame header included: the
+     *     largest message sent in one SEND; a larger one goes by rendezvous (the peer reads it with RDMA
+     *     READ), up to max-message-size.
      * @param maxInline Largest message sent inline (max_inline_data), in bytes; 0 for none.
+     * @param maxMessageSize Largest message the connection sends and accepts.
+     * @param responderResources RDMA READs and atomics the peer may have outstanding on this connection
+     *     (responder_resources of rdma_connect/rdma_accept); at most the device's max_qp_rd_atom.
+     * @param initiatorDepth RDMA READs and atomics this side keeps outstanding (initiator_depth): a large
+     *     message is read that many chunks at a time; at most the device's max_qp_init_rd_atom.
+     * @param retryCount Transport retries before a send fails with RETRY_EXC_ERR (0..7; rxe reads 7 as
+     *     forever, so a cut link would go unnoticed).
+     * @param rnrRetryCount Retries of a send the receiver had no buffer for (0..7, 7 infinite); with the
+     *     session protocol's credits no such send is ever posted.
      */
     public record PerConnection(@DefaultValue("16") @Positive int sendQueueDepth,
             @DefaultValue("16") @Positive int receiveQueueDepth, @DefaultValue("64") @Positive int completionQueueSize,
             @DefaultValue("16") @Positive int receiveBuffers, @DefaultValue("4KB") @NotNull DataSize bufferSize,
-            @DefaultValue("0") @PositiveOrZero int maxInline) {
+            @DefaultValue("0") @PositiveOrZero int maxInline, @DefaultValue("64MB") @NotNull DataSize maxMessageSize,
+            @DefaultValue("4") @Min(0) @Max(255) int responderResources,
+            @DefaultValue("4") @Min(0) @Max(255) int initiatorDepth, @DefaultValue("6") @Min(0) @Max(7) int retryCount,
+            @DefaultValue("7") @Min(0) @Max(7) int rnrRetryCount) {
     }
 
     /**

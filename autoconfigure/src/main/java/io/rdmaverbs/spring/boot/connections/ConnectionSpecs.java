@@ -1,11 +1,20 @@
 package io.rdmaverbs.spring.boot.connections;
 
+import java.time.Duration;
+
+import io.rdmaverbs.verbs.attr.CmConnectionParams;
 import io.rdmaverbs.verbs.connection.ConnectionSpec;
+import io.rdmaverbs.verbs.connection.MessageHandler;
+import io.rdmaverbs.verbs.connection.SessionSpec;
+
+import org.jspecify.annotations.Nullable;
 
 /**
- * The verbs-core {@link ConnectionSpec} of a declared connection: one RC QP, one CQ reporting through a
- * completion channel of its own, the receive buffers (posted before the handshake) and as many send
- * buffers as the send queue is deep, all {@code buffer-size} bytes, in one registered memory region.
+ * The verbs-core {@link ConnectionSpec} and {@link SessionSpec} of a declared connection: one RC QP with
+ * two send SGEs (a frame's header and a payload gathered without a copy), one CQ served by the connection
+ * manager's completion threads, the receive buffers (posted before the handshake) and as many send slots
+ * as the send queue is deep, all {@code buffer-size} bytes, in one registered memory region, and the
+ * handshake's read depths and retries.
  */
 final class ConnectionSpecs {
 
@@ -28,9 +37,15 @@ final class ConnectionSpecs {
                     "Raise it to at least " + both);
         }
         long size = declared.bufferSize().toBytes();
-        if (size < 1 || size > Integer.MAX_VALUE) {
+        if (size < 64 || size > Integer.MAX_VALUE) {
             throw new InvalidConnectionSettingException(path + ".buffer-size", "it is " + declared.bufferSize()
-                    + "; a message buffer is 1 byte to 2 GB", "Set a size such as 4KB");
+                    + "; a message buffer is 64 bytes (the session protocol's headers) to 2 GB",
+                    "Set a size such as 4KB");
+        }
+        long max = declared.maxMessageSize().toBytes();
+        if (max < 1) {
+            throw new InvalidConnectionSettingException(path + ".max-message-size", "it is " + declared.maxMessageSize()
+                    + "; the largest message is at least 1 byte", "Set a size such as 64MB");
         }
         try {
             of(declared);
@@ -41,7 +56,17 @@ final class ConnectionSpecs {
 
     static ConnectionSpec of(ConnectionDeclarations.PerConnection declared) {
         int size = (int) declared.bufferSize().toBytes();
-        return new ConnectionSpec(declared.sendQueueDepth(), declared.receiveQueueDepth(), 1, 1, declared.maxInline(),
-                declared.completionQueueSize(), declared.receiveBuffers(), size, declared.sendQueueDepth(), size, true);
+        return new ConnectionSpec(declared.sendQueueDepth(), declared.receiveQueueDepth(), 2, 1, declared.maxInline(),
+                declared.completionQueueSize(), declared.receiveBuffers(), size, declared.sendQueueDepth(), size, false,
+                new CmConnectionParams(new byte[0], declared.responderResources(), declared.initiatorDepth(),
+                        declared.retryCount(), declared.rnrRetryCount()));
+    }
+
+    /** The session of a connection declared so: handler, keepalive, largest message, request timeout. */
+    static SessionSpec session(ConnectionDeclarations.PerConnection declared, @Nullable MessageHandler handler,
+            Duration keepalive, Duration requestTimeout) {
+        SessionSpec spec = SessionSpec.defaults().maxMessageSize(declared.maxMessageSize().toBytes())
+                .keepalive(keepalive).requestTimeout(requestTimeout);
+        return handler == null ? spec : spec.handler(handler);
     }
 }

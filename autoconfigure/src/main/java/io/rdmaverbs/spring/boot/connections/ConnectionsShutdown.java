@@ -1,80 +1,39 @@
 package io.rdmaverbs.spring.boot.connections;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
 import java.util.stream.Collectors;
 
-import io.rdmaverbs.spring.boot.connections.ConnectionsShutdownReport.Departure;
-import io.rdmaverbs.spring.boot.connections.ConnectionsShutdownReport.Role;
-import io.rdmaverbs.spring.boot.connections.ConnectionsShutdownReport.Stopped;
 import io.rdmaverbs.verbs.CloseReport;
+import io.rdmaverbs.verbs.ResourceKind;
 import io.rdmaverbs.verbs.ResourceRef;
-import io.rdmaverbs.verbs.connection.ConnectionState;
+import io.rdmaverbs.verbs.connection.Connection;
+import io.rdmaverbs.verbs.connection.ConnectionCloseReport;
 import io.rdmaverbs.verbs.connection.Connections;
+import io.rdmaverbs.verbs.connection.ShutdownReport;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 /**
- * The connections' stop in dependency order, in phases, each one INFO line per object, all within one
- * deadline (its {@code disconnect-timeout}):
- * <ol>
- * <li>every listener stops listening ({@code rdma_destroy_id(3)} of its listening id; requests not answered
- * yet are rejected), so nothing new is accepted while the rest goes;</li>
- * <li>every peer stops its connect loop; then every connection, the peers' and the listeners' accepted
- * ones, gets {@code rdma_disconnect(3)}, all of them before one wait for all their
- * RDMA_CM_EVENT_DISCONNECTED until the deadline (the other side sees its DISCONNECTED);</li>
- * <li>each session's completion thread polls what the QP's error state flushed (ibv_poll_cq(3):
- * WR_FLUSH_ERR) for a short grace, then ends;</li>
- * <li>each connection is released, its QP before its id, the id before what it was made on, the line
- * listing each release verb and resource in the order done, and what was left with its reason;</li>
- * <li>the connection manager's event channel goes ({@code rdma_destroy_event_channel(3)} needs every id
- * of it destroyed first).</li>
- * </ol>
- * One deadline, not one per connection: a shutdown with many connections to a host that never answers
- * still ends in time.
+ * The starter's part of the connections' stop: the declared listeners stop accepting and the peers stop
+ * their connect loops; then verbs-core's {@link Connections#close(Duration)} runs the one shutdown
+ * sequence within {@code disconnect-timeout} (stop listening, disconnect every connection before one wait
+ * for all their DISCONNECTED, poll what the QPs' error state flushed, release each connection in
+ * dependency order, close the event channel), and its {@link ShutdownReport} becomes one INFO line per
+ * object and phase, each connection named after the listener or peer it belongs to.
  */
 final class ConnectionsShutdown {
 
     private static final Log logger = LogFactory.getLog(ConnectionsShutdown.class.getPackageName());
 
-    /** One connection on its way down, whose it is, and the words of its lines. */
-    private record Departing(RdmaSession session, Role role, String name, @Nullable InetSocketAddress remote,
-            String disconnected, String released) {
-
-        static Departing ofPeer(RdmaPeer peer, RdmaSession session) {
-            InetSocketAddress remote = session.peerAddress();
-            String to = RdmaPeer.format(remote);
-            return new Departing(session, Role.PEER, peer.name(), remote, "RDMA peer '" + peer.name()
-                    + "' disconnected from " + to, "RDMA peer '" + peer.name() + "' connection to " + to + " released");
-        }
-
-        static Departing ofListener(RdmaListener listener, RdmaSession session) {
-            InetSocketAddress remote = session.peerAddress();
-            String from = "RDMA listener '" + listener.name() + "' connection from " + RdmaPeer.format(remote);
-            return new Departing(session, Role.LISTENER, listener.name(), remote, from + " disconnected",
-                    from + " released");
-        }
-
-        /** After the release: from what was read before it (the released CM id answers nothing). */
-        Departure departure(Optional<String> refused, Waited waited, int flushed, CloseReport release) {
-            return new Departure(role, name, session.connection().name(), remote, refused.orElse(null),
-                    waited.after().orElse(null), waited.state(), flushed, release);
-        }
-    }
-
-    /** How the wait for a connection's DISCONNECTED ended. */
-    private record Waited(Optional<Duration> after, ConnectionState state) {
-    }
-
     private final long started = System.nanoTime();
     private final long deadline;
     private final Duration timeout;
-    private final List<Stopped> stoppedOnes = new ArrayList<>();
-    private final List<Departure> departures = new ArrayList<>();
 
     /** @param timeout the whole stop's bound: {@code rdma.verbs.connections.disconnect-timeout} */
     ConnectionsShutdown(Duration timeout) {
@@ -83,61 +42,130 @@ final class ConnectionsShutdown {
     }
 
     /**
-     * Runs the phases on {@code listeners} and {@code peers} (stopped in the reverse of their creation),
-     * then closes {@code connections}' event channel.
+     * Stops {@code listeners} and {@code peers} (in the reverse of their creation), then closes
+     * {@code connections}.
      *
-     * @return what was stopped, for the summary line: {@code peer 'echo'}, {@code listener 'echo' (2
-     *         connection(s) disconnected)}
+     * @return the report, and what was stopped, for the summary line
      */
-    List<String> run(List<RdmaListener> listeners, List<RdmaPeer> peers, Connections connections) {
+    Result run(List<RdmaListener> listeners, List<RdmaPeer> peers, Connections connections) {
         List<String> stopped = new ArrayList<>();
-        // a. Nothing new comes in.
-        List<InetSocketAddress> listened = new ArrayList<>();
+        Map<String, String> listenerNames = new HashMap<>();
         for (RdmaListener listener : listeners.reversed()) {
-            listened.add(listener.address());
-            listener.stopListening();
+            listener.stopAccepting();
+            String id = listener.listeningIdName();
+            if (id != null) {
+                listenerNames.put(id, listener.name());
+            }
         }
-        // b. Nothing reconnects; then every connection is told, before any wait.
-        List<Departing> departing = new ArrayList<>();
+        // Each connection's owner, in the order of the lines: the peers' (last created first), then the
+        // listeners' (the same), then any the application made itself on the manager.
+        Map<String, Owner> owners = new LinkedHashMap<>();
         for (RdmaPeer peer : peers.reversed()) {
-            Optional<RdmaSession> connected = peer.stopConnecting(deadline);
-            connected.ifPresent(s -> departing.add(Departing.ofPeer(peer, s)));
+            peer.stopConnecting(deadline).ifPresent(c -> owners.put(c.name(), Owner.ofPeer(peer, c)));
             stopped.add("peer '" + peer.name() + "'");
-            stoppedOnes.add(new Stopped(Role.PEER, peer.name(), peer.remoteAddress(), connected.isPresent()));
+        }
+        Map<String, Integer> accepted = new HashMap<>();
+        List<Connection> open = connections.connections();
+        for (RdmaListener listener : listeners.reversed()) {
+            for (Connection c : open) {
+                if (listener.accepted(c)) {
+                    owners.put(c.name(), Owner.ofListener(listener, c));
+                    accepted.merge(listener.name(), 1, Integer::sum);
+                }
+            }
+        }
+        ShutdownReport report = connections.close(left());
+        for (ShutdownReport.ListenerStop l : report.listeners()) {
+            String name = listenerNames.getOrDefault(l.listener(), l.listener());
+            logger.info("RDMA listener '" + name + "' stopped listening on " + RdmaPeer.format(l.address())
+                    + (l.requestsRejected() == 0 ? "" : " (" + l.requestsRejected() + " pending request(s) rejected)"));
         }
         for (RdmaListener listener : listeners.reversed()) {
-            List<RdmaSession> accepted = listener.takeSessions();
-            stoppedOnes.add(new Stopped(Role.LISTENER, listener.name(), listened.removeFirst(), !accepted.isEmpty()));
-            accepted.forEach(s -> departing.add(Departing.ofListener(listener, s)));
-            if (accepted.isEmpty()) {
+            int n = accepted.getOrDefault(listener.name(), 0);
+            if (n == 0) {
                 logger.info("RDMA listener '" + listener.name() + "' had no connection to disconnect");
             }
-            stopped.add("listener '" + listener.name() + "' (" + accepted.size() + " connection(s) disconnected)");
+            stopped.add("listener '" + listener.name() + "' (" + n + " connection(s) disconnected)");
+            listener.stopped();
         }
-        List<Optional<String>> refused = departing.stream().map(d -> d.session().disconnect()).toList();
-        List<Waited> waits = new ArrayList<>();
-        for (int i = 0; i < departing.size(); i++) {
-            Departing d = departing.get(i);
-            Optional<Duration> after = d.session().awaitDisconnected(left());
-            waits.add(new Waited(after, d.session().connection().state()));
-            logger.info(d.disconnected() + ": " + refused.get(i).map(e -> "rdma_disconnect failed (" + e + "), ")
-                    .orElse("") + after.map(t -> d.session().connection().state() + " after " + t.toMillis() + " ms")
-                            .orElse("no RDMA_CM_EVENT_DISCONNECTED within " + timeout.toMillis() + " ms"));
+        List<ConnectionCloseReport> closed = inOrder(report.connections(), owners);
+        for (ConnectionCloseReport c : closed) {
+            Owner owner = owners.getOrDefault(c.connection(), Owner.unnamed(c));
+            logger.info(owner.disconnected() + ": " + disconnected(c));
         }
-        // c. The flushed work requests are polled, counted in the release line.
-        Duration grace = left().compareTo(RdmaSession.FLUSH_GRACE) < 0 ? left() : RdmaSession.FLUSH_GRACE;
-        List<Integer> flushed = departing.stream().map(d -> d.session().flush(grace)).toList();
-        // d. Each connection's resources, dependents first.
-        for (int i = 0; i < departing.size(); i++) {
-            Departing d = departing.get(i);
-            CloseReport release = d.session().release(left());
-            logger.info(d.released() + ": " + flushed.get(i) + " flushed work request(s); " + describe(release));
-            departures.add(d.departure(refused.get(i), waits.get(i), flushed.get(i), release));
+        for (ConnectionCloseReport c : closed) {
+            Owner owner = owners.getOrDefault(c.connection(), Owner.unnamed(c));
+            logger.info(owner.released() + ": " + c.flushedWorkRequests() + " flushed work request(s); "
+                    + describe(c.released()));
         }
-        // e. The channel the ids were made on.
-        connections.close();
+        report.failures().forEach(f -> logger.warn("RDMA connections: " + f));
+        List<ResourceRef> completionChannels = report.channels().stream()
+                .filter(r -> r.kind() == ResourceKind.COMPLETION_CHANNEL).toList();
+        if (!completionChannels.isEmpty()) {
+            logger.info("RDMA connections: completion loops stopped, " + completionChannels.stream()
+                    .map(ConnectionsShutdown::released).collect(Collectors.joining(", ")));
+        }
         logger.info("RDMA connections: connection manager event channel closed (rdma_destroy_event_channel)");
-        return stopped;
+        return new Result(report, owners, listenerNames, stopped);
+    }
+
+    /**
+     * What the stop did.
+     *
+     * @param report verbs-core's report
+     * @param owners each connection's owner, by connection name
+     * @param listenerNames each declared listener's name, by the name of its listening id
+     * @param stopped what was stopped, for the summary line: {@code peer 'echo'}, {@code listener 'echo' (2
+     *        connection(s) disconnected)}
+     */
+    record Result(ShutdownReport report, Map<String, Owner> owners, Map<String, String> listenerNames,
+            List<String> stopped) {
+    }
+
+    /** The words of a connection's lines: whose it is. */
+    record Owner(String kind, String name, String disconnected, String released) {
+
+        static Owner ofPeer(RdmaPeer peer, Connection c) {
+            String to = RdmaPeer.format(c.peerAddress());
+            return new Owner("peer", peer.name(), "RDMA peer '" + peer.name() + "' disconnected from " + to,
+                    "RDMA peer '" + peer.name() + "' connection to " + to + " released");
+        }
+
+        static Owner ofListener(RdmaListener listener, Connection c) {
+            String from = "RDMA listener '" + listener.name() + "' connection from " + RdmaPeer.format(c.peerAddress());
+            return new Owner("listener", listener.name(), from + " disconnected", from + " released");
+        }
+
+        static Owner unnamed(ConnectionCloseReport c) {
+            String it = "RDMA connection '" + c.connection() + "' with " + RdmaPeer.format(c.peer());
+            return new Owner("connection", c.connection(), it + " disconnected", it + " released");
+        }
+    }
+
+    private String disconnected(ConnectionCloseReport c) {
+        return switch (c.disconnect()) {
+            case BY_PEER -> "DISCONNECTED by the other side";
+            case NOT_CONNECTED -> "not connected";
+            case FAILED -> "rdma_disconnect failed (" + c.disconnectFailure() + "), " + after(c);
+            case BY_THIS_SIDE -> after(c);
+        };
+    }
+
+    /** The reports in the owners' order, then those of connections no listener or peer owns. */
+    private static List<ConnectionCloseReport> inOrder(List<ConnectionCloseReport> reports, Map<String, Owner> owners) {
+        List<String> order = new ArrayList<>(owners.keySet());
+        List<ConnectionCloseReport> sorted = new ArrayList<>(reports);
+        sorted.sort(Comparator.comparingInt(r -> {
+            int i = order.indexOf(r.connection());
+            return i < 0 ? Integer.MAX_VALUE : i;
+        }));
+        return sorted;
+    }
+
+    private String after(ConnectionCloseReport c) {
+        Duration after = c.disconnectedAfter();
+        return after == null ? "no RDMA_CM_EVENT_DISCONNECTED within " + timeout.toMillis() + " ms"
+                : "DISCONNECTED after " + after.toMillis() + " ms";
     }
 
     /** {@code ibv_destroy_qp qp 'cm/conn-3/qp' (#12 on rxe1), ...; left: pd '...' (#4 on rxe1): reason}. */
@@ -163,10 +191,5 @@ final class ConnectionsShutdown {
     /** Since the shutdown began. */
     Duration elapsed() {
         return Duration.ofNanos(System.nanoTime() - started);
-    }
-
-    /** What {@link #run} did, for the {@link RdmaConnectionsStoppedEvent}. */
-    ConnectionsShutdownReport report() {
-        return new ConnectionsShutdownReport(elapsed(), stoppedOnes, departures);
     }
 }

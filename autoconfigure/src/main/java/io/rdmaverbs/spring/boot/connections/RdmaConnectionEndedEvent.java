@@ -1,7 +1,9 @@
 package io.rdmaverbs.spring.boot.connections;
 
 import java.net.InetSocketAddress;
-import java.util.List;
+
+import io.rdmaverbs.verbs.connection.Session;
+import io.rdmaverbs.verbs.connection.SessionEnd;
 
 /**
  * A connection a listener accepted ended by itself (the other side disconnected, or a work request
@@ -9,8 +11,8 @@ import java.util.List;
  */
 public final class RdmaConnectionEndedEvent extends RdmaConnectionLostEvent {
 
-    RdmaConnectionEndedEvent(RdmaListener listener, InetSocketAddress remoteAddress, RdmaSession session,
-            String reason, List<String> failedCompletions) {
-        super(listener, listener.name(), remoteAddress, session, reason, failedCompletions);
+    RdmaConnectionEndedEvent(RdmaListener listener, InetSocketAddress remoteAddress, Session session,
+            SessionEnd end) {
+        super(listener, listener.name(), remoteAddress, session, end);
     }
 }

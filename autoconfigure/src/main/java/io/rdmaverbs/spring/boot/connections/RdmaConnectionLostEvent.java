@@ -3,6 +3,9 @@ package io.rdmaverbs.spring.boot.connections;
 import java.net.InetSocketAddress;
 import java.util.List;
 
+import io.rdmaverbs.verbs.connection.Session;
+import io.rdmaverbs.verbs.connection.SessionEnd;
+
 /**
  * A connection ended by itself: the other side disconnected (RDMA_CM_EVENT_DISCONNECTED), a work request
  * completed in error, or a heartbeat failed. A peer's is a {@link RdmaPeerDownEvent}, one a listener
@@ -12,33 +15,36 @@ import java.util.List;
 public abstract sealed class RdmaConnectionLostEvent extends RdmaConnectionEvent
         permits RdmaPeerDownEvent, RdmaConnectionEndedEvent {
 
-    private final RdmaSession session;
-    private final String reason;
-    private final List<String> failedCompletions;
+    private final Session session;
+    private final SessionEnd end;
 
-    RdmaConnectionLostEvent(Object source, String name, InetSocketAddress remoteAddress, RdmaSession session,
-            String reason, List<String> failedCompletions) {
+    RdmaConnectionLostEvent(Object source, String name, InetSocketAddress remoteAddress, Session session,
+            SessionEnd end) {
         super(source, name, remoteAddress);
         this.session = session;
-        this.reason = reason;
-        this.failedCompletions = List.copyOf(failedCompletions);
+        this.end = end;
     }
 
-    /** The connection that was lost: its name and addresses; nothing can be sent on it any more. */
-    public RdmaSession session() {
+    /** The session that ended: its connection's name and addresses; nothing can be sent on it any more. */
+    public Session session() {
         return session;
+    }
+
+    /** How it ended, as the session reported it. */
+    public SessionEnd end() {
+        return end;
     }
 
     /** Why, in a sentence. */
     public String reason() {
-        return reason;
+        return end.reason();
     }
 
     /**
-     * The work completions that ended in error or were flushed, each as {@code "SEND WR_FLUSH_ERR"}
+     * The work completions that ended in error or were flushed, each as {@code "16 x RECV WR_FLUSH_ERR"}
      * ({@code ibv_wc_status_str(3)} names); empty when none were outstanding.
      */
     public List<String> failedCompletions() {
-        return failedCompletions;
+        return end.failedCompletions();
     }
 }

@@ -16,12 +16,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-import io.rdmaverbs.spring.boot.connections.ConnectionsShutdownReport.Departure;
-import io.rdmaverbs.spring.boot.connections.ConnectionsShutdownReport.Role;
-import io.rdmaverbs.spring.boot.connections.ConnectionsShutdownReport.Stopped;
 import io.rdmaverbs.spring.boot.teardown.TeardownReport;
 import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.ResourceRef;
+import io.rdmaverbs.verbs.connection.ConnectionCloseReport;
+import io.rdmaverbs.verbs.connection.Session;
+import io.rdmaverbs.verbs.connection.ShutdownReport;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -40,19 +40,23 @@ import org.springframework.context.event.SmartApplicationListener;
  * <ul>
  * <li>{@code started} ({@code pid}): this process opened the log;</li>
  * <li>{@code accepted}, {@code connected} ({@code attempt}, {@code setupMs}): a connection began;</li>
- * <li>{@code down} (a peer's), {@code ended} (a listener's) with {@code reason} and
+ * <li>{@code down} (a peer's), {@code ended} (a listener's) with {@code reason}, {@code byPeer} and
  * {@code failedCompletions}: a connection ended by itself, the other side's disconnect or a failed work
- * request;</li>
- * <li>the shutdown, in its order: {@code stopped-listening}, {@code stopped-connecting} (each with
- * {@code address}, {@code connected}), then per connection {@code disconnected} ({@code state},
- * {@code afterMs}, null when no RDMA_CM_EVENT_DISCONNECTED came in time, {@code disconnectFailure}) and
- * {@code released} ({@code flushed}, {@code closed} in order, {@code left}), then {@code channel-closed}
- * ({@code tookMs});</li>
+ * request ({@code SessionEnd});</li>
+ * <li>the shutdown, verbs-core's {@code ShutdownReport} in its order: {@code stopped-listening}
+ * ({@code address}, {@code requestsRejected}, {@code connected}), {@code stopped-connecting}
+ * ({@code address}, {@code connected}), then per connection {@code disconnected} ({@code disconnect}:
+ * {@code BY_THIS_SIDE}, {@code BY_PEER}, {@code NOT_CONNECTED} or {@code FAILED}; {@code afterMs}, null when
+ * no RDMA_CM_EVENT_DISCONNECTED came in time; {@code disconnectFailure}) and {@code released}
+ * ({@code flushed}, {@code flushComplete}, {@code closed} in order, {@code left}), then
+ * {@code channel-closed} ({@code tookMs}, {@code connectsAborted}, the manager's channels {@code closed},
+ * {@code failures});</li>
  * <li>{@code teardown}: the verbs teardown after it ({@code policy}, {@code tookMs}, {@code closed},
  * {@code left}).</li>
  * </ul>
- * A connection the shutdown did not release has its {@code down} or {@code ended}: each one that began has
- * exactly one end. A write that fails is logged once and the application carries on.
+ * Each connection that began has one end: its {@code down} or {@code ended}, or the shutdown's
+ * {@code disconnected} (a lost one whose release the shutdown overtook has both, the second
+ * {@code NOT_CONNECTED} or {@code BY_PEER}). A write that fails is logged once and the application carries on.
  */
 public final class RdmaConnectionsEventLog implements SmartApplicationListener, SmartLifecycle, AutoCloseable {
 
@@ -102,39 +106,54 @@ public final class RdmaConnectionsEventLog implements SmartApplicationListener, 
     @Override
     public void onApplicationEvent(ApplicationEvent event) {
         switch (event) {
-            case RdmaConnectionAcceptedEvent e -> write(record("accepted").owner(Role.LISTENER, e.name())
-                    .connection(e.session()));
-            case RdmaPeerConnectedEvent e -> write(record("connected").owner(Role.PEER, e.name())
-                    .connection(e.session()).with("attempt", e.attempt()).millis("setupMs", e.setup()));
+            case RdmaConnectionAcceptedEvent e -> write(record("accepted").with("listener", e.name())
+                    .connection(e.session(), e.remoteAddress()));
+            case RdmaPeerConnectedEvent e -> write(record("connected").with("peer", e.name())
+                    .connection(e.session(), e.remoteAddress()).with("attempt", e.attempt())
+                    .millis("setupMs", e.setup()));
             case RdmaConnectionLostEvent e -> {
                 boolean peer = e instanceof RdmaPeerDownEvent;
-                write(record(peer ? "down" : "ended").owner(peer ? Role.PEER : Role.LISTENER, e.name())
-                        .connection(e.session()).with("reason", e.reason())
-                        .with("failedCompletions", e.failedCompletions()));
+                write(record(peer ? "down" : "ended").with(peer ? "peer" : "listener", e.name())
+                        .connection(e.session(), e.remoteAddress()).with("reason", e.reason())
+                        .with("byPeer", e.end().byPeer()).with("failedCompletions", e.failedCompletions()));
             }
-            case RdmaConnectionsStoppedEvent e -> shutdown(e.report());
+            case RdmaConnectionsStoppedEvent e -> shutdown(e);
             default -> {
             }
         }
     }
 
-    private void shutdown(ConnectionsShutdownReport report) {
-        for (Stopped s : report.stopped()) {
-            write(record(s.role() == Role.LISTENER ? "stopped-listening" : "stopped-connecting")
-                    .owner(s.role(), s.name()).address("address", s.address()).with("connected", s.connected()));
+    /** From verbs-core's report, phase by phase, each connection named after its listener or peer. */
+    private void shutdown(RdmaConnectionsStoppedEvent stop) {
+        ShutdownReport report = stop.report();
+        List<ConnectionCloseReport> closed = report.connections();
+        for (ShutdownReport.ListenerStop l : report.listeners()) {
+            String name = stop.listenerName(l.listener());
+            write(record("stopped-listening").with("listener", name).address("address", l.address())
+                    .with("requestsRejected", l.requestsRejected())
+                    .with("connected", closed.stream().anyMatch(c -> owns(stop, c, "listener", name))));
         }
-        for (Departure d : report.departures()) {
-            write(record("disconnected").owner(d.role(), d.name()).with("connection", d.connection())
-                    .address("remote", d.remote()).with("state", d.state().name())
-                    .millis("afterMs", d.disconnectedAfter()).with("disconnectFailure", d.disconnectFailure()));
+        for (RdmaPeer peer : stop.peers()) {
+            write(record("stopped-connecting").with("peer", peer.name()).address("address", peer.remoteAddress())
+                    .with("connected", closed.stream().anyMatch(c -> owns(stop, c, "peer", peer.name()))));
         }
-        for (Departure d : report.departures()) {
-            write(record("released").owner(d.role(), d.name()).with("connection", d.connection())
-                    .with("flushed", d.flushed()).with("closed", resources(d.release().closed()))
-                    .with("left", d.release().left().stream()
-                            .map(l -> leftover(l.resource(), l.reason())).toList()));
+        for (ConnectionCloseReport c : closed) {
+            write(record("disconnected").owner(stop, c).with("connection", c.connection()).address("remote", c.peer())
+                    .with("disconnect", c.disconnect().name()).millis("afterMs", c.disconnectedAfter())
+                    .with("disconnectFailure", c.disconnectFailure()));
         }
-        write(record("channel-closed").millis("tookMs", report.took()));
+        for (ConnectionCloseReport c : closed) {
+            write(record("released").owner(stop, c).with("connection", c.connection())
+                    .with("flushed", c.flushedWorkRequests()).with("flushComplete", c.flushComplete())
+                    .with("closed", resources(c.released().closed()))
+                    .with("left", c.released().left().stream().map(l -> leftover(l.resource(), l.reason())).toList()));
+        }
+        write(record("channel-closed").millis("tookMs", report.took()).with("connectsAborted", report.connectsAborted())
+                .with("closed", resources(report.channels())).with("failures", report.failures()));
+    }
+
+    private static boolean owns(RdmaConnectionsStoppedEvent stop, ConnectionCloseReport c, String kind, String name) {
+        return stop.owner(c.connection()).filter(o -> o.kind().equals(kind) && o.name().equals(name)).isPresent();
     }
 
     private void teardown(TeardownReport report) {
@@ -217,12 +236,13 @@ public final class RdmaConnectionsEventLog implements SmartApplicationListener, 
             return this;
         }
 
-        Line owner(Role role, String name) {
-            return with(role == Role.LISTENER ? "listener" : "peer", name);
+        /** {@code "listener": name} or {@code "peer": name}; {@code "connection": null} for one nobody declared. */
+        Line owner(RdmaConnectionsStoppedEvent stop, ConnectionCloseReport c) {
+            return stop.owner(c.connection()).map(o -> with(o.kind(), o.name())).orElseGet(() -> this);
         }
 
-        Line connection(RdmaSession session) {
-            return with("connection", session.connection().name()).address("remote", session.peerAddress());
+        Line connection(Session session, InetSocketAddress remote) {
+            return with("connection", session.connection().name()).address("remote", remote);
         }
 
         Line address(String key, @Nullable InetSocketAddress address) {

@@ -11,21 +11,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.rdmaverbs.spring.boot.resilience.AttemptGuards;
+import io.rdmaverbs.spring.boot.resilience.PeerCircuitBreakers;
+import io.rdmaverbs.spring.boot.resilience.PeerRetries;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.connection.ConnectSpec;
+import io.rdmaverbs.verbs.connection.Session;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.Connections;
+import io.rdmaverbs.verbs.connection.MessageHandler;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.context.ApplicationEventPublisher;
 
 /**
  * Creates the listener and peer beans {@link ConnectionsRegistrar} defines, by name, from their
  * declarations: the factory bean of those definitions. It checks each declaration before anything is
- * created (addresses, queue sizes, the handler bean) and keeps what it created, in creation order, for
- * the {@link RdmaConnectionsLifecycle}, health and metrics.
+ * created (addresses, queue sizes; a listener's handler when it starts, once every endpoint bean exists)
+ * and keeps what it created, in creation order, for the {@link RdmaConnectionsLifecycle}, health and
+ * metrics.
  */
-public final class RdmaConnectionsFactory {
+public final class RdmaConnectionsFactory implements DisposableBean {
 
     /** The name of this factory's bean, which the registered definitions refer to. */
     public static final String BEAN_NAME = "rdmaConnectionsFactory";
@@ -67,12 +75,12 @@ public final class RdmaConnectionsFactory {
         ConnectionSpecs.check(path + ".connection", declared.connection());
         requireNotNegative(path + ".heartbeat-interval", declared.heartbeatInterval());
         InetAddress address;
-        if (declared.address() != null && declared.device() != null) {
+        if (declared.address() != null && hasText(declared.device())) {
             throw new InvalidConnectionSettingException(path, "both address and device are set",
                     "Set only one: the address to listen on, or the RDMA device whose address to listen on");
         } else if (declared.address() != null) {
             address = IpLiterals.parse(path + ".address", declared.address());
-        } else if (declared.device() != null) {
+        } else if (hasText(declared.device())) {
             address = DeviceAddresses.of(verbs.provider(), declared.device(), path + ".device");
         } else {
             throw new InvalidConnectionSettingException(path, "neither address nor device is set",
@@ -80,7 +88,7 @@ public final class RdmaConnectionsFactory {
                             + ".device to the RDMA device whose address to listen on");
         }
         RdmaListener listener = new RdmaListener(name, new InetSocketAddress(address, declared.port()), declared,
-                connections, handler(path, declared.handler()), observer, events);
+                connections, () -> handler(name, path, declared.handler()), observer, events);
         listeners.add(listener);
         return listener;
     }
@@ -108,10 +116,12 @@ public final class RdmaConnectionsFactory {
      * handshake within {@code connect-timeout}. An attempt given up (its time is over, or the peer is
      * stopping) closes the connection should it still come.
      */
-    private RdmaSession connect(RdmaPeer peer, RdmaSession.Watcher watcher) throws Exception {
+    private Session connect(RdmaPeer peer) throws Exception {
         ConnectionDeclarations.Peer declared = peer.declaration();
         ConnectSpec spec = ConnectSpec.to(peer.remoteAddress()).timeout(declared.resolveTimeout())
-                .connection(ConnectionSpecs.of(declared.connection()));
+                .connection(ConnectionSpecs.of(declared.connection()))
+                .session(ConnectionSpecs.session(declared.connection(), null, declared.heartbeatInterval(),
+                        declared.requestTimeout()));
         Duration bound = declared.resolveTimeout().multipliedBy(2).plus(declared.connectTimeout());
         CompletableFuture<Connection> attempt = connections.connectAsync(spec);
         Connection connection;
@@ -127,7 +137,7 @@ public final class RdmaConnectionsFactory {
             }
             throw e;
         }
-        return new RdmaSession("peer '" + peer.name() + "'", connection, null, watcher);
+        return connection.session();
     }
 
     /** The listeners created so far, in creation order. */
@@ -145,7 +155,32 @@ public final class RdmaConnectionsFactory {
         return connections;
     }
 
-    private RdmaMessageHandler handler(String path, String name) {
+    /**
+     * Closes the connection manager when the context is destroyed without its lifecycle having stopped it: a
+     * startup that failed while the listener and peer beans were created (an address that is no IP literal,
+     * a device that does not exist) would otherwise leave its event loop thread running. After the
+     * lifecycle's stop this returns the report of that close.
+     */
+    @Override
+    public void destroy() {
+        connections.close(Duration.ZERO);
+    }
+
+    /**
+     * The handler of the listener {@code listener}: the bean its {@code handler} property names, else the
+     * endpoints bound to it ({@link ListenerHandlers}), else the application's only RdmaMessageHandler.
+     */
+    private MessageHandler handler(String listener, String path, @Nullable String name) {
+        List<MessageHandler> endpoints = beanFactory.getBeanProvider(ListenerHandlers.class).orderedStream()
+                .flatMap(h -> h.handlerFor(listener).stream()).toList();
+        if (name != null && !endpoints.isEmpty()) {
+            throw new InvalidConnectionSettingException(path + ".handler", "it names the bean '" + name
+                    + "', and endpoints (@RdmaEndpoint(\"" + listener + "\")) are bound to the listener too",
+                    "Remove the handler property to use the endpoints, or bind the endpoints to another listener");
+        }
+        if (name == null && !endpoints.isEmpty()) {
+            return endpoints.getFirst();
+        }
         if (name != null) {
             if (!beanFactory.containsBean(name)) {
                 throw new InvalidConnectionSettingException(path + ".handler", "there is no bean named '" + name + "'",
@@ -164,9 +199,15 @@ public final class RdmaConnectionsFactory {
                     ? "the application has no RdmaMessageHandler bean to hand the connections' messages to"
                     : "it is not set, and the application has " + candidates.length + " RdmaMessageHandler beans "
                             + List.of(candidates),
-                    "Declare an RdmaMessageHandler bean, and name it in " + path + ".handler when there are several");
+                    "Bind endpoints to it with @RdmaEndpoint(\"" + listener + "\"), or declare an RdmaMessageHandler "
+                            + "bean, and name it in " + path + ".handler when there are several");
         }
         return beanFactory.getBean(candidates[0], RdmaMessageHandler.class);
+    }
+
+    /** A blank device is no device: a test may blank the application's to listen on an address instead. */
+    private static boolean hasText(@Nullable String value) {
+        return value != null && !value.isBlank();
     }
 
     private static void requireNotNegative(String property, Duration interval) {

@@ -3,15 +3,21 @@ package io.rdmaverbs.spring.boot.connections;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
-import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionListener;
 import io.rdmaverbs.verbs.connection.ConnectionRequest;
 import io.rdmaverbs.verbs.connection.Connections;
 import io.rdmaverbs.verbs.connection.ListenSpec;
+import io.rdmaverbs.verbs.connection.MessageHandler;
+import io.rdmaverbs.verbs.connection.PortWait;
+import io.rdmaverbs.verbs.connection.Session;
+import io.rdmaverbs.verbs.connection.SessionEnd;
+import io.rdmaverbs.verbs.connection.SessionSpec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -20,29 +26,34 @@ import org.springframework.context.ApplicationEventPublisher;
 
 /**
  * A listening CM id declared under {@code rdma.verbs.connections.listeners.<name>}: it accepts every
- * connection request and hands each connection, as a {@link RdmaSession}, to the application's
- * {@link RdmaMessageHandler}. Each accept is logged (INFO, {@code RDMA listener '<name>' accepted
- * <address>}) and published as a {@link RdmaConnectionAcceptedEvent}; a session ends when the other side
- * disconnects or a work request fails, and is then released.
+ * connection request and hands the messages of each accepted connection's {@link Session} to its handler:
+ * the {@link RdmaMessageHandler} bean its {@code handler} property names, else the annotated endpoints
+ * bound to it ({@link ListenerHandlers}), else the application's only {@code RdmaMessageHandler}, resolved
+ * when it starts. Unless declared {@code ordered}, messages are handled on virtual threads, at most
+ * {@code concurrency} at once ({@link HandlerExecutors}). Each accept is logged (INFO, {@code RDMA listener '<name>'
+ * accepted <address>}) and published as a {@link RdmaConnectionAcceptedEvent}; a session that ends by
+ * itself (the other side disconnected, a work request failed) is logged and its connection released.
  */
 public final class RdmaListener {
 
     private static final Log logger = LogFactory.getLog(RdmaListener.class.getPackageName());
+    /** How long the release of a connection that ended by itself may wait for its flush. */
+    private static final Duration RELEASE_BOUND = Duration.ofSeconds(2);
 
     private final String name;
     private final InetSocketAddress bindAddress;
     private final ConnectionDeclarations.Listener settings;
     private final Connections connections;
-    private final RdmaMessageHandler handler;
+    /** Resolved when the listener starts: the endpoints that serve it are known only once every bean exists. */
+    private final Supplier<MessageHandler> handler;
     private final ConnectionObserver observer;
     private final ApplicationEventPublisher events;
-    private final Set<RdmaSession> sessions = ConcurrentHashMap.newKeySet();
+    private final Map<Connection, Session> sessions = new ConcurrentHashMap<>();
     private volatile @Nullable ConnectionListener listening;
     private volatile boolean stopping;
-    private volatile @Nullable Thread heartbeats;
 
     RdmaListener(String name, InetSocketAddress bindAddress, ConnectionDeclarations.Listener settings,
-            Connections connections, RdmaMessageHandler handler, ConnectionObserver observer,
+            Connections connections, Supplier<MessageHandler> handler, ConnectionObserver observer,
             ApplicationEventPublisher events) {
         this.name = name;
         this.bindAddress = bindAddress;
@@ -70,9 +81,14 @@ public final class RdmaListener {
         return listening != null;
     }
 
-    /** The connections it accepted that are still open. */
-    public List<RdmaSession> sessions() {
-        return List.copyOf(sessions);
+    /** The sessions of the connections it accepted that are still open. */
+    public List<Session> sessions() {
+        return List.copyOf(sessions.values());
+    }
+
+    /** Whether {@code connection} is one this listener accepted (the shutdown's lines name it after the listener). */
+    boolean accepted(Connection connection) {
+        return sessions.containsKey(connection);
     }
 
     /** {@code rdma_bind_addr} and {@code rdma_listen}: fails at once (EADDRINUSE, EADDRNOTAVAIL...). */
@@ -81,27 +97,15 @@ public final class RdmaListener {
             return;
         }
         stopping = false;
+        ConnectionDeclarations.PerConnection connection = settings.connection();
+        SessionSpec session = ConnectionSpecs.session(connection, handler.get(), settings.heartbeatInterval(),
+                SessionSpec.DEFAULT_REQUEST_TIMEOUT);
+        Executor executor = HandlerExecutors.of(name, settings);
         ListenSpec spec = ListenSpec.on(bindAddress).backlog(settings.backlog())
-                .connection(ConnectionSpecs.of(settings.connection()));
+                .connection(ConnectionSpecs.of(connection))
+                .session(executor == null ? session : session.handlerExecutor(executor));
         listening = connections.listen(spec, this::onRequest);
         logger.info("RDMA listener '" + name + "' listening on " + RdmaPeer.format(address()));
-        Duration interval = settings.heartbeatInterval();
-        if (!interval.isZero()) {
-            heartbeats = Thread.ofPlatform().daemon().name("rdma-listener-" + name + "-heartbeat")
-                    .start(() -> beat(interval));
-        }
-    }
-
-    /** An empty send on each accepted connection per interval, until the listener stops. */
-    private void beat(Duration interval) {
-        while (!stopping) {
-            try {
-                Thread.sleep(interval);
-            } catch (InterruptedException e) {
-                return;
-            }
-            sessions.forEach(RdmaSession::heartbeat);
-        }
     }
 
     private void onRequest(ConnectionRequest request) {
@@ -112,69 +116,59 @@ public final class RdmaListener {
         }
         long started = System.nanoTime();
         Connection connection = request.accept();
-        RdmaSession session = new RdmaSession("listener '" + name + "' <- " + RdmaPeer.format(request.peerAddress()),
-                connection, handler, this::lost);
-        sessions.add(session);
-        if (stopping && sessions.remove(session)) {
-            // Accepted while the shutdown took the sessions: it never saw this one.
-            session.close(Duration.ZERO);
-            return;
-        }
+        Session session = connection.session();
+        sessions.put(connection, session);
+        InetSocketAddress from = request.peerAddress();
+        session.closeFuture().thenAccept(end -> ended(connection, session, from, end));
         observer.established("listener", name, Duration.ofNanos(System.nanoTime() - started));
-        logger.info("RDMA listener '" + name + "' accepted " + RdmaPeer.format(session.peerAddress()));
+        logger.info("RDMA listener '" + name + "' accepted " + RdmaPeer.format(request.peerAddress()));
         events.publishEvent(new RdmaConnectionAcceptedEvent(this, request.peerAddress(), session));
     }
 
-    private void lost(RdmaSession session, String reason, List<String> failedCompletions) {
-        if (!sessions.remove(session)) {
+    /**
+     * The session ended (on a loop thread): logged and published, and the connection released off that thread;
+     * lost with its port (a link cut), once the port is back ({@link PortWait}: its DREQ could reach nobody before).
+     */
+    private void ended(Connection connection, Session session, InetSocketAddress from, SessionEnd end) {
+        if (stopping || end.local() || sessions.remove(connection) == null) {
+            // The shutdown (or whoever closed it here) releases it and reports it.
             return;
         }
         observer.disconnected("listener", name);
-        logger.info("RDMA listener '" + name + "' connection from " + RdmaPeer.format(session.peerAddress())
-                + " ended: " + reason + (failedCompletions.isEmpty() ? ""
-                        : " (failed work completions: " + String.join(", ", failedCompletions) + ")"));
-        events.publishEvent(
-                new RdmaConnectionEndedEvent(this, session.peerAddress(), session, reason, failedCompletions));
-        // Off the completion thread that told us: the close joins it. Lost with its port (a link cut), it
-        // goes once the port is back: its DREQ could reach nobody before (PortWait).
+        String it = "RDMA listener '" + name + "' connection from " + RdmaPeer.format(from);
+        logger.info(it + " ended: " + end.reason() + (end.failedCompletions().isEmpty() ? ""
+                : " (failed work completions: " + String.join(", ", end.failedCompletions()) + ")"));
+        events.publishEvent(new RdmaConnectionEndedEvent(this, from, session, end));
         Thread.ofVirtual().name("rdma-release-" + name).start(() -> {
-            String owner = "RDMA listener '" + name + "' connection from " + RdmaPeer.format(session.peerAddress());
-            PortWait.untilActive(owner, session, () -> stopping);
-            session.close(Duration.ofSeconds(2));
+            PortWait.untilActive(connection, PortWait.BOUND, () -> stopping)
+                    .ifPresent(held -> logger.info(it + " ended while " + held));
+            connection.close(RELEASE_BOUND);
         });
     }
 
     /**
-     * The shutdown's first phase: stops listening ({@code rdma_destroy_id(3)} of the listening id, the
-     * requests not answered yet rejected first) and the heartbeat. What it accepted stays up, for the
-     * shutdown's next phases ({@link #takeSessions()}).
+     * The shutdown begins: requests from now on are rejected, and a session that ends is the shutdown's to
+     * report. The connection manager's close then stops the listening id and disconnects and releases what it
+     * accepted.
      */
-    void stopListening() {
+    void stopAccepting() {
         stopping = true;
-        Thread beating = heartbeats;
-        if (beating != null) {
-            beating.interrupt();
-        }
-        ConnectionListener l = listening;
-        if (l == null) {
-            return;
-        }
-        InetSocketAddress address = address();
-        listening = null;
-        l.close(ClosePolicy.CASCADE);
-        logger.info("RDMA listener '" + name + "' stopped listening on " + RdmaPeer.format(address));
     }
 
-    /** Hands the connections it accepted to the shutdown, which disconnects and releases them. */
-    List<RdmaSession> takeSessions() {
-        List<RdmaSession> taken = List.copyOf(sessions);
-        for (RdmaSession session : taken) {
-            // Removed here, a loss the session reports from now on is the shutdown's, not this listener's.
-            if (sessions.remove(session)) {
-                observer.disconnected("listener", name);
-            }
+    /** The name of its listening CM id (the shutdown report's), or null when not listening. */
+    @Nullable String listeningIdName() {
+        ConnectionListener l = listening;
+        return l == null ? null : l.cmId().name();
+    }
+
+    /** The shutdown released the connections it accepted: they are no longer this listener's. */
+    void stopped() {
+        listening = null;
+        int n = sessions.size();
+        sessions.clear();
+        for (int i = 0; i < n; i++) {
+            observer.disconnected("listener", name);
         }
-        return taken;
     }
 
     @Override

@@ -15,6 +15,15 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.resilience4j.retry.Retry;
+import io.rdmaverbs.spring.boot.resilience.AttemptGuard;
+import io.rdmaverbs.verbs.ResourceClosedException;
+import io.rdmaverbs.verbs.connection.Connection;
+import io.rdmaverbs.verbs.connection.ConnectionRejectedException;
+import io.rdmaverbs.verbs.connection.Message;
+import io.rdmaverbs.verbs.connection.PortWait;
+import io.rdmaverbs.verbs.connection.RemoteErrorException;
+import io.rdmaverbs.verbs.connection.Session;
+import io.rdmaverbs.verbs.connection.SessionEnd;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -24,15 +33,17 @@ import org.springframework.context.ApplicationEventPublisher;
 /**
  * A connection this application keeps to a listener of another host, declared under
  * {@code rdma.verbs.connections.peers.<name>}: inject it with {@code @Qualifier("<name>") RdmaPeer} and
- * {@link #send} or {@link #request} byte messages on it.
+ * {@link #send} messages or {@link #request} replies on it, blocking or asynchronously, over its current
+ * {@link Session}.
  *
  * <p>It connects on a thread of its own, never on the startup thread (unless declared {@code required}),
  * through a Resilience4j {@link Retry} with exponential backoff and its {@link AttemptGuard circuit
  * breaker}; the application starts with the peer {@link PeerState#DOWN}. Once connected it watches the
- * connection: the other side's disconnect (RDMA_CM_EVENT_DISCONNECTED), a work request that completes in
- * error or is flushed, or a failed heartbeat makes it DOWN and it reconnects. Each step is logged (INFO,
- * {@code RDMA peer '<name>' connected to <address> (attempt N)}, {@code RDMA peer '<name>' down:
- * <reason>}) and published as a {@link RdmaPeerConnectedEvent} or {@link RdmaPeerDownEvent}.
+ * session: the other side's disconnect (RDMA_CM_EVENT_DISCONNECTED), a work request that completes in
+ * error (a KEEPALIVE after {@code heartbeat-interval} of silence finds a dead link) makes it DOWN and it
+ * reconnects. Each step is logged (INFO, {@code RDMA peer '<name>' connected to <address> (attempt N)},
+ * {@code RDMA peer '<name>' down: <reason>}) and published as a {@link RdmaPeerConnectedEvent} or
+ * {@link RdmaPeerDownEvent}.
  */
 public final class RdmaPeer {
 
@@ -41,7 +52,7 @@ public final class RdmaPeer {
     /** Makes one connection to the peer's listener, blocking, bounded by the peer's timeouts. */
     @FunctionalInterface
     interface Connector {
-        RdmaSession connect(RdmaPeer peer, RdmaSession.Watcher watcher) throws Exception;
+        Session connect(RdmaPeer peer) throws Exception;
     }
 
     private final String name;
@@ -62,9 +73,7 @@ public final class RdmaPeer {
     private volatile @Nullable String lastAttemptError;
     /** Attempts since the peer was last connected (or started). */
     private final AtomicInteger attempts = new AtomicInteger();
-    private volatile @Nullable RdmaSession session;
-    /** Completed when the current session is lost; the loop waits on it between heartbeats. */
-    private volatile CompletableFuture<String> lost = new CompletableFuture<>();
+    private volatile @Nullable Session session;
     private volatile @Nullable Thread loop;
     private volatile boolean stopping;
     /** Set once the shutdown took the connection ({@link #stopConnecting}): a later one is the loop's to close. */
@@ -122,13 +131,18 @@ public final class RdmaPeer {
         return settings;
     }
 
+    /** How long a request waits for its reply unless the call says: its {@code request-timeout}. */
+    public Duration requestTimeout() {
+        return settings.requestTimeout();
+    }
+
     /** Whether it is declared {@code required}. */
     public boolean isRequired() {
         return settings.required();
     }
 
-    /** The current connection, empty while not connected. */
-    public Optional<RdmaSession> session() {
+    /** The current session, empty while not connected. */
+    public Optional<Session> session() {
         return Optional.ofNullable(session);
     }
 
@@ -155,34 +169,61 @@ public final class RdmaPeer {
     }
 
     /**
-     * Sends one message on the connection: copied into a registered send buffer and posted; returns once
-     * the send completed.
+     * Sends one message and waits until it is sent (the payload may be reused then).
      *
-     * @throws RdmaPeerUnavailableException when the peer is not connected
+     * @throws RdmaPeerUnavailableException when the peer is not connected, or goes down before the send
      */
     public void send(byte[] message) {
-        connected().send(message);
+        await(sendAsync(Message.of(message)), settings.requestTimeout());
     }
 
     /**
-     * Sends one message and waits for the next message the other side sends back: a request and its
-     * reply. Requests on one peer are answered in order.
-     *
-     * @return the reply, a copy
-     * @throws RdmaPeerUnavailableException when the peer is not connected, or goes down before the reply
-     * @throws TimeoutException when no reply came within {@code timeout}
+     * Sends one message; the future completes once it is sent, and fails with
+     * {@link RdmaPeerUnavailableException} when the peer is not connected or goes down first.
      */
-    public byte[] request(byte[] message, Duration timeout) throws TimeoutException, InterruptedException {
-        RdmaSession current = connected();
+    public CompletableFuture<Void> sendAsync(Message message) {
+        Session current = connected();
         try {
-            return current.request(message, timeout);
-        } catch (RdmaSessionClosedException e) {
+            return current.send(message).exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(e)));
+        } catch (ResourceClosedException e) {
             throw unavailable(e);
         }
     }
 
-    private RdmaSession connected() {
-        RdmaSession current = session;
+    /**
+     * Sends a request and waits for its reply (matched by correlation id: requests may be in flight from
+     * many threads at once).
+     *
+     * @return the reply's payload, a copy
+     * @throws RdmaPeerUnavailableException when the peer is not connected, or goes down before the reply
+     * @throws TimeoutException when no reply came within {@code timeout}
+     * @throws RemoteErrorException when the other side answered with an error
+     */
+    public byte[] request(byte[] message, Duration timeout) throws TimeoutException, InterruptedException {
+        return await(requestAsync(Message.of(message), timeout), timeout.plusSeconds(1)).toByteArray();
+    }
+
+    /** {@link #requestAsync(Message, Duration)} with the peer's {@code request-timeout}. */
+    public CompletableFuture<Message> requestAsync(Message message) {
+        return requestAsync(message, settings.requestTimeout());
+    }
+
+    /**
+     * Sends a request; the future completes with the reply, or fails with {@link TimeoutException},
+     * {@link RemoteErrorException} or {@link RdmaPeerUnavailableException}.
+     */
+    public CompletableFuture<Message> requestAsync(Message message, Duration timeout) {
+        Session current = connected();
+        try {
+            return current.request(message, timeout)
+                    .exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(e)));
+        } catch (ResourceClosedException e) {
+            throw unavailable(e);
+        }
+    }
+
+    private Session connected() {
+        Session current = session;
         if (current == null || state != PeerState.CONNECTED) {
             throw unavailable(null);
         }
@@ -191,6 +232,32 @@ public final class RdmaPeer {
 
     private RdmaPeerUnavailableException unavailable(@Nullable Throwable cause) {
         return new RdmaPeerUnavailableException(name, state, lastError, cause);
+    }
+
+    /** A session's end while a call waited is the peer's unavailability; anything else stands. */
+    private Throwable translate(Throwable e) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return cause instanceof ResourceClosedException closed ? unavailable(closed) : cause;
+    }
+
+    private static <T> T await(CompletableFuture<T> f, Duration bound) {
+        try {
+            return f.get(bound.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CompletionException(e);
+        } catch (TimeoutException e) {
+            f.cancel(false);
+            throw sneaky(e);
+        } catch (ExecutionException e) {
+            throw sneaky(e.getCause());
+        }
+    }
+
+    /** Rethrows {@code t} as it is: a request's TimeoutException is declared by {@link #request}. */
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {
+        throw (E) t;
     }
 
     /** Starts the connect loop on a thread of its own. */
@@ -216,7 +283,7 @@ public final class RdmaPeer {
      * if any, is handed to the shutdown, which disconnects and releases it. Without one, this logs that the
      * peer stopped connecting.
      */
-    Optional<RdmaSession> stopConnecting(long deadline) {
+    Optional<Connection> stopConnecting(long deadline) {
         PeerState was = state;
         Thread thread;
         lock.lock();
@@ -237,7 +304,7 @@ public final class RdmaPeer {
                 loopEnded = false;
             }
         }
-        RdmaSession current;
+        Session current;
         lock.lock();
         try {
             // From here on, a connection the loop still makes is the loop's to close (it outlived the join).
@@ -255,12 +322,12 @@ public final class RdmaPeer {
                     + (loopEnded ? "" : "; its connect loop did not end in time, an attempt that still connects is "
                             + "closed"));
         }
-        return Optional.ofNullable(current);
+        return Optional.ofNullable(current).map(Session::connection);
     }
 
     private void run() {
         while (!stopping) {
-            RdmaSession connected;
+            Session connected;
             try {
                 connected = retry.executeCheckedSupplier(this::guardedAttempt);
             } catch (Throwable e) {
@@ -283,7 +350,7 @@ public final class RdmaPeer {
     }
 
     /** An attempt through the circuit breaker, which may refuse it without reaching the CM. */
-    private RdmaSession guardedAttempt() throws Exception {
+    private Session guardedAttempt() throws Exception {
         try {
             return guard.call(this::attempt);
         } catch (Exception e) {
@@ -299,7 +366,7 @@ public final class RdmaPeer {
     }
 
     /** One attempt: resolve, route, connect. A failure is DOWN until the retry's next attempt. */
-    private RdmaSession attempt() throws Exception {
+    private Session attempt() throws Exception {
         if (stopping) {
             throw new InterruptedException("stopping");
         }
@@ -310,12 +377,9 @@ public final class RdmaPeer {
         }
         transition(PeerState.CONNECTING);
         long started = System.nanoTime();
-        CompletableFuture<String> loss = new CompletableFuture<>();
         try {
-            RdmaSession connected = connector.connect(this,
-                    (s, reason, failed) -> lostSession(loss, s, reason, failed));
+            Session connected = connector.connect(this);
             Duration setup = Duration.ofNanos(System.nanoTime() - started);
-            lost = loss;
             session = connected;
             lastError = null;
             observer.established("peer", name, setup);
@@ -327,7 +391,7 @@ public final class RdmaPeer {
         } catch (Exception e) {
             lastError = describe(e);
             lastAttemptError = lastError;
-            if (RdmaSession.isRejection(e)) {
+            if (isRejection(e)) {
                 observer.rejected("peer", name);
             }
             if (!stopping) {
@@ -339,28 +403,19 @@ public final class RdmaPeer {
     }
 
     /**
-     * Sends a heartbeat every interval while connected, until the connection is lost.
+     * Waits while connected until the session ends (the session's KEEPALIVE finds a dead link on an idle
+     * connection).
      *
      * @return whether to reconnect (false once stopping)
      */
-    private boolean watch(RdmaSession connected) {
-        Duration interval = settings.heartbeatInterval();
-        CompletableFuture<String> loss = lost;
-        while (!stopping) {
-            try {
-                if (interval.isZero()) {
-                    loss.get();
-                } else {
-                    loss.get(interval.toNanos(), TimeUnit.NANOSECONDS);
-                }
-                break;
-            } catch (TimeoutException idle) {
-                connected.heartbeat();
-            } catch (InterruptedException e) {
-                return false;
-            } catch (ExecutionException e) {
-                break;
-            }
+    private boolean watch(Session connected) {
+        SessionEnd end;
+        try {
+            end = connected.closeFuture().get();
+        } catch (InterruptedException e) {
+            return false;
+        } catch (ExecutionException e) {
+            end = new SessionEnd(String.valueOf(e.getCause()), false, false, List.of());
         }
         if (stopping) {
             closeIfLeft(connected);
@@ -369,12 +424,13 @@ public final class RdmaPeer {
         if (!take(connected)) {
             return false;
         }
+        down(connected, end);
         attempts.set(0);
-        // Lost with its port (a link cut): released once the port is back, which no new attempt can
-        // beat anyway (PortWait).
-        PortWait.untilActive("RDMA peer '" + name + "' connection to " + format(remoteAddress), connected,
-                () -> stopping);
-        connected.close(Duration.ZERO);
+        // Lost with its port (a link cut): released once the port is back, which no new attempt can beat
+        // anyway (PortWait: its DREQ could reach nobody before).
+        PortWait.untilActive(connected.connection(), PortWait.BOUND, () -> stopping).ifPresent(held -> logger
+                .info("RDMA peer '" + name + "' connection to " + format(remoteAddress) + " ended while " + held));
+        connected.connection().close(Duration.ZERO);
         return true;
     }
 
@@ -382,14 +438,14 @@ public final class RdmaPeer {
      * The loop ends while stopping with {@code s} made: the shutdown collects it once the loop ended, unless
      * it stopped waiting for the loop already; then it is the loop's to close.
      */
-    private void closeIfLeft(RdmaSession s) {
+    private void closeIfLeft(Session s) {
         if (collected && take(s)) {
-            s.close(Duration.ZERO);
+            s.connection().close(Duration.ZERO);
         }
     }
 
     /** Takes {@code s} from {@link #session}: true for one caller only, the one that closes it. */
-    private boolean take(RdmaSession s) {
+    private boolean take(Session s) {
         lock.lock();
         try {
             if (session != s) {
@@ -402,17 +458,24 @@ public final class RdmaPeer {
         }
     }
 
-    private void lostSession(CompletableFuture<String> loss, RdmaSession lostOne, String reason,
-            List<String> failedCompletions) {
-        if (stopping || !loss.complete(reason)) {
-            return;
-        }
-        lastError = reason;
+    /** The session ended by itself: DOWN, logged and published, before the reconnect. */
+    private void down(Session lost, SessionEnd end) {
+        lastError = end.reason();
         observer.disconnected("peer", name);
         transition(PeerState.DOWN);
-        logger.info("RDMA peer '" + name + "' down: " + reason + (failedCompletions.isEmpty() ? ""
-                : " (failed work completions: " + String.join(", ", failedCompletions) + ")"));
-        events.publishEvent(new RdmaPeerDownEvent(this, remoteAddress, lostOne, reason, failedCompletions));
+        logger.info("RDMA peer '" + name + "' down: " + end.reason() + (end.failedCompletions().isEmpty() ? ""
+                : " (failed work completions: " + String.join(", ", end.failedCompletions()) + ")"));
+        events.publishEvent(new RdmaPeerDownEvent(this, remoteAddress, lost, end));
+    }
+
+    /** Whether {@code e} says the other side rejected the connection (RDMA_CM_EVENT_REJECTED). */
+    static boolean isRejection(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ConnectionRejectedException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void transition(PeerState next) {
@@ -431,7 +494,8 @@ public final class RdmaPeer {
         }
     }
 
-    static String format(@Nullable InetSocketAddress address) {
+    /** {@code [fe80:0:0:0:0:0:0:1]:7471} or {@code 127.0.0.1:7471}, as every log line and health entry writes it. */
+    public static String format(@Nullable InetSocketAddress address) {
         if (address == null) {
             return "?";
         }

@@ -3,15 +3,17 @@ package io.rdmaverbs.spring.boot.connections;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
+import io.rdmaverbs.verbs.connection.Session;
+
 /** A peer is connected: its first connection, or a reconnect. */
 public final class RdmaPeerConnectedEvent extends RdmaConnectionEvent {
 
     private final int attempt;
     private final Duration setup;
-    private final RdmaSession session;
+    private final Session session;
 
     RdmaPeerConnectedEvent(RdmaPeer peer, InetSocketAddress remoteAddress, int attempt, Duration setup,
-            RdmaSession session) {
+            Session session) {
         super(peer, peer.name(), remoteAddress);
         this.attempt = attempt;
         this.setup = setup;
@@ -19,7 +21,7 @@ public final class RdmaPeerConnectedEvent extends RdmaConnectionEvent {
     }
 
     /** The connection made, to send on. */
-    public RdmaSession session() {
+    public Session session() {
         return session;
     }
 

@@ -1,7 +1,9 @@
 package io.rdmaverbs.spring.boot.connections;
 
 import java.net.InetSocketAddress;
-import java.util.List;
+
+import io.rdmaverbs.verbs.connection.Session;
+import io.rdmaverbs.verbs.connection.SessionEnd;
 
 /**
  * A connected peer lost its connection: the other side disconnected (RDMA_CM_EVENT_DISCONNECTED), a
@@ -9,8 +11,7 @@ import java.util.List;
  */
 public final class RdmaPeerDownEvent extends RdmaConnectionLostEvent {
 
-    RdmaPeerDownEvent(RdmaPeer peer, InetSocketAddress remoteAddress, RdmaSession session, String reason,
-            List<String> failedCompletions) {
-        super(peer, peer.name(), remoteAddress, session, reason, failedCompletions);
+    RdmaPeerDownEvent(RdmaPeer peer, InetSocketAddress remoteAddress, Session session, SessionEnd end) {
+        super(peer, peer.name(), remoteAddress, session, end);
     }
 }

@@ -1,8 +1,10 @@
 /**
  * Connections over the RDMA connection manager ({@code rdma_cm(7)}) as Spring beans: the listeners and
- * peers declared under {@code rdma.verbs.connections}, the message-level {@link RdmaSession} an
- * application sends and receives byte messages on, reconnects with Resilience4j, health, metrics and
- * application events. Built on verbs-core's {@code io.rdmaverbs.verbs.connection}; the wiring is in
+ * peers declared under {@code rdma.verbs.connections}, each connection's verbs-core {@code Session}
+ * (messages and requests an application sends and receives), reconnects with Resilience4j and
+ * application events. Their health is in {@code io.rdmaverbs.spring.boot.health}, their meters in
+ * {@code .metrics}, their retries and circuit breakers in {@code .resilience}, beside the verbs' own. Built on
+ * verbs-core's {@code io.rdmaverbs.verbs.connection}; the wiring is in
  * {@code io.rdmaverbs.spring.boot.autoconfigure.connections}.
  */
 @NullMarked

@@ -9,6 +9,7 @@ import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.verbs.VerbsResource;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionListener;
+import io.rdmaverbs.verbs.connection.Session;
 
 import org.jspecify.annotations.Nullable;
 
@@ -24,21 +25,28 @@ import org.jspecify.annotations.Nullable;
  * @param pendingRequests connection requests neither accepted nor rejected (a listener's)
  * @param resources the graph resources it owns, in creation order
  * @param stuckReferences every release among them that would fail, hang or leak if attempted now
+ * @param exports the memory this side exported to the peer (a messaging connection's)
+ * @param remoteRegions the handles this side holds on memory the peer exported
  */
 public record ConnectionDescriptor(String cmId, String role, String state, @Nullable String localAddress,
         @Nullable String peerAddress, int pendingRequests, List<ResourceRef> resources,
-        List<StuckReferenceDescriptor> stuckReferences) {
+        List<StuckReferenceDescriptor> stuckReferences, List<RemoteExportDescriptor> exports,
+        List<RemoteRegionDescriptor> remoteRegions) {
 
     public static ConnectionDescriptor of(Connection c, Function<Lease, LeaseDescriptor> leases) {
         List<VerbsResource> owned = c.resources();
+        Session s = c.isMessaging() ? c.session() : null;
         return new ConnectionDescriptor(c.cmId().name(), "connection", c.state().name(), format(c.localAddress()),
-                format(c.peerAddress()), 0, owned.stream().map(VerbsResource::ref).toList(), stuck(owned, leases));
+                format(c.peerAddress()), 0, owned.stream().map(VerbsResource::ref).toList(), stuck(owned, leases),
+                s == null ? List.of() : s.exports().stream().map(RemoteExportDescriptor::of).toList(),
+                s == null ? List.of() : s.remoteRegions().stream().map(RemoteRegionDescriptor::of).toList());
     }
 
     public static ConnectionDescriptor of(ConnectionListener l, Function<Lease, LeaseDescriptor> leases) {
         List<VerbsResource> owned = List.of(l.cmId());
         return new ConnectionDescriptor(l.cmId().name(), "listener", "LISTENING", format(l.address()), null,
-                l.pendingRequests().size(), owned.stream().map(VerbsResource::ref).toList(), stuck(owned, leases));
+                l.pendingRequests().size(), owned.stream().map(VerbsResource::ref).toList(), stuck(owned, leases),
+                List.of(), List.of());
     }
 
     private static List<StuckReferenceDescriptor> stuck(List<VerbsResource> owned,

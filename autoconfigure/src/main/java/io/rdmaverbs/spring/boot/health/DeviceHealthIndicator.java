@@ -10,6 +10,7 @@ import io.rdmaverbs.spring.boot.descriptor.StuckReferenceDescriptor;
 import io.rdmaverbs.spring.boot.leaks.SuspectedLeak;
 import io.rdmaverbs.verbs.AsyncEvent;
 import io.rdmaverbs.verbs.DeviceContext;
+import io.rdmaverbs.verbs.ResourceKind;
 import io.rdmaverbs.verbs.StuckReference;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.error.VerbsException;
@@ -44,6 +45,8 @@ public final class DeviceHealthIndicator extends AbstractHealthIndicator {
      */
     public static final Status LEAK_SUSPECTED = new Status("LEAK_SUSPECTED",
             "a lease or a completion event is held past the leak-detection threshold");
+
+    private static final ResourceKind[] KINDS = ResourceKind.values();
 
     private final Verbs verbs;
     private final DeviceContext context;
@@ -98,6 +101,13 @@ public final class DeviceHealthIndicator extends AbstractHealthIndicator {
         List<StuckReferenceDescriptor> attention = new ArrayList<>();
         int structural = 0;
         for (VerbsResource r : resources) {
+            int held = r.stuckReferenceCount();
+            if (held == r.dependentCount()) {
+                // Held by its dependents alone: structure, which is counted, not worded (a context has one
+                // for every resource of the device).
+                structural += held;
+                continue;
+            }
             for (StuckReference s : r.stuckReferences()) {
                 if (StuckReferenceDescriptor.holdsUpTheTeardown(s)) {
                     attention.add(StuckReferenceDescriptor.of(s));
@@ -123,8 +133,14 @@ public final class DeviceHealthIndicator extends AbstractHealthIndicator {
     }
 
     private static Map<String, Integer> countsByKind(List<VerbsResource> resources) {
+        int[] byKind = new int[KINDS.length];
+        resources.forEach(r -> byKind[r.kind().ordinal()]++);
         Map<String, Integer> counts = new TreeMap<>();
-        resources.forEach(r -> counts.merge(r.kind().name(), 1, Integer::sum));
+        for (ResourceKind kind : KINDS) {
+            if (byKind[kind.ordinal()] > 0) {
+                counts.put(kind.name(), byKind[kind.ordinal()]);
+            }
+        }
         return counts;
     }
 }

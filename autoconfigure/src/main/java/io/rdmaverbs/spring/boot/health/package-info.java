@@ -1,5 +1,6 @@
 /**
- * The {@code rdmaVerbs} health contributor: one indicator per device context. Plain types; the
+ * The {@code rdmaVerbs} health contributor (one indicator per device context) and the
+ * {@code rdmaConnections} one (one entry per declared listener and peer). Plain types; the
  * auto-configuration wires them.
  */
 @NullMarked

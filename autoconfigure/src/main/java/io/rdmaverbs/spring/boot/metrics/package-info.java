@@ -1,5 +1,6 @@
 /**
- * Micrometer meters of the resource graph and its events. Plain types; the auto-configuration wires them.
+ * Micrometer meters of the resource graph and its events, and of the declared listeners and peers.
+ * Plain types; the auto-configuration wires them.
  */
 @NullMarked
 package io.rdmaverbs.spring.boot.metrics;

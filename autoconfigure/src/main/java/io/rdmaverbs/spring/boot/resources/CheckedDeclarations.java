@@ -2,6 +2,7 @@ package io.rdmaverbs.spring.boot.resources;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -11,9 +12,11 @@ import java.util.Optional;
 import java.util.Set;
 
 import io.rdmaverbs.spring.boot.resources.Declarations.Device;
+import io.rdmaverbs.spring.boot.resources.Declarations.Mr;
 import io.rdmaverbs.spring.boot.resources.Declarations.Qp;
 import io.rdmaverbs.spring.boot.resources.Declarations.Srq;
 import io.rdmaverbs.verbs.ResourceKind;
+import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.DeviceInfo;
 import io.rdmaverbs.verbs.attr.QpType;
 
@@ -132,6 +135,7 @@ public final class CheckedDeclarations {
             case CM_EVENT_CHANNEL -> "CM event channel";
             case CM_ID -> "CM id";
             case CM_EVENT -> "CM event";
+            case REMOTE_REGION -> "remote region";
         };
     }
 
@@ -232,9 +236,12 @@ public final class CheckedDeclarations {
                         device.completionQueues().get(d.key()).channel(), ResourceKind.COMPLETION_CHANNEL);
                 case SHARED_RECEIVE_QUEUE -> srqReferences(d, device.sharedReceiveQueues().get(d.key()), refs);
                 case QUEUE_PAIR -> qpReferences(d, device.queuePairs().get(d.key()), refs);
-                case MEMORY_REGION -> refs.add(required(d, ".protection-domain",
-                        device.memoryRegions().get(d.key()).protectionDomain(), ResourceKind.PROTECTION_DOMAIN,
-                        "a memory region is registered in a protection domain"));
+                case MEMORY_REGION -> {
+                    Mr mr = device.memoryRegions().get(d.key());
+                    checkMemoryRegion(p, mr);
+                    refs.add(required(d, ".protection-domain", mr.protectionDomain(), ResourceKind.PROTECTION_DOMAIN,
+                            "a memory region is registered in a protection domain"));
+                }
                 default -> {
                 }
             }
@@ -262,10 +269,39 @@ public final class CheckedDeclarations {
             }
         }
 
+        /**
+         * What would fail at the create, said by property: a size the allocation refuses, and the access
+         * {@code ibv_reg_mr(3)} answers EINVAL to (remote write or atomic without local write, which the
+         * resource graph refuses as well, but by flags, not by property).
+         */
+        private static void checkMemoryRegion(String p, Mr mr) {
+            if (mr.size() != null && mr.size().toBytes() <= 0) {
+                throw new InvalidDeclarationException(p + ".size", p + ".size is " + mr.size().toBytes()
+                        + " bytes, but a memory region registers at least one byte", "Set " + p + ".size to the "
+                                + "number of bytes to allocate and register, e.g. 64KB");
+            }
+            Set<AccessFlag> access = EnumSet.noneOf(AccessFlag.class);
+            if (mr.access() != null) {
+                access.addAll(mr.access());
+            }
+            List<String> needLocalWrite = access.stream()
+                    .filter(f -> f == AccessFlag.REMOTE_WRITE || f == AccessFlag.REMOTE_ATOMIC)
+                    .map(Builder::kebab).toList();
+            if (!needLocalWrite.isEmpty() && !access.contains(AccessFlag.LOCAL_WRITE)) {
+                Set<AccessFlag> fixed = EnumSet.copyOf(access);
+                fixed.add(AccessFlag.LOCAL_WRITE);
+                throw new InvalidDeclarationException(p + ".access", p + ".access is "
+                        + access.stream().map(Builder::kebab).toList() + ", but " + String.join(" and ", needLocalWrite)
+                        + (needLocalWrite.size() == 1 ? " requires" : " require")
+                        + " local-write as well (ibv_reg_mr(3) answers EINVAL)", "Add local-write to " + p
+                                + ".access (access: " + fixed.stream().map(Builder::kebab).toList() + ")");
+            }
+        }
+
         private void qpReferences(Declaration d, Qp qp, List<Reference> refs) {
             String p = d.property();
             QpType type = qp.type();
-            String what = "a queue pair of type " + typeName(type);
+            String what = "a queue pair of type " + kebab(type);
             if (type == QpType.XRC_RECV) {
                 refs.add(required(d, ".xrc-domain", qp.xrcDomain(), ResourceKind.XRC_DOMAIN,
                         what + " is created in an XRC domain"));
@@ -385,8 +421,9 @@ public final class CheckedDeclarations {
             return name != null && !name.isBlank();
         }
 
-        private static String typeName(QpType type) {
-            return type.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        /** A constant as the properties spell it: {@code XRC_SEND} is {@code xrc-send}. */
+        private static String kebab(Enum<?> constant) {
+            return constant.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         }
     }
 }

@@ -63,7 +63,8 @@ public record TeardownReport(TeardownPolicy policy, Duration took, int attempts,
         if (!cleared.isEmpty()) {
             sb.append("\n  cleared first (cascade):");
             for (StuckReference s : cleared) {
-                sb.append("\n    - ").append(s.cause() == StuckReference.Cause.LEASE ? "revoked: " : "acknowledged: ")
+                sb.append("\n    - ").append(s.cause() == StuckReference.Cause.LEASE
+                        || s.cause() == StuckReference.Cause.REMOTE_EXPORT ? "revoked: " : "acknowledged: ")
                         .append(s.message());
             }
         }

@@ -23,7 +23,14 @@ import java.util.concurrent.locks.LockSupport;
  * before the closer goes on to free). No read-modify-write on the owner's path: on x86 the volatile
  * store is a store and a full fence, about half of what an acquire and release of a shared arena cost
  * (two compare-and-sets). Any other thread takes the shared path, a counted entry with the same
- * handshake, so a guard used against the contract is slower, never unsafe.
+ * handshake, so a buffer or request shared across threads against its contract is slower, never unsafe.
+ *
+ * <p>Each {@link #enter} and its {@link #exit} are made by one provider method around one downcall, on one
+ * thread: {@link #exit} takes the path its entry took because it runs on the same thread, and the owner's
+ * entry never nests because no call under the guard calls back. Nothing that spans the caller's own calls
+ * (an extended CQ's batch, a session of the new post API) uses a guard: those take their object's
+ * {@link io.rdmaverbs.verbs.provider.QueueLock}, which confines them to one thread (issue 20: a batch ended
+ * on another thread, or nested, made a guard's exit take the wrong path).
  */
 final class CallGuard {
 
@@ -138,7 +145,7 @@ final class CallGuard {
     /*
      * Bounded and starvation-free: once the bit is set, no call enters (the owner and the shared path both
      * read shut after announcing themselves), so the wait is for the calls already in: at most the owner's
-     * and one per other thread, each a non-blocking downcall (critical linkage, never parked).
+     * and one per other thread, each one downcall that waits for no lock held across Java code.
      */
     private void shut(int bit) {
         SHUT.getAndBitwiseOr(this, bit);

@@ -3,13 +3,16 @@ package io.rdmaverbs.verbs.provider.ffm;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.rdmaverbs.verbs.provider.QueueLock;
+
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link CallGuard}s on one CQ or QP (one per buffer or request used with it), and whether its
- * destroy has shut them. A destroy {@link #quiesce quiesces} it before the destroy verb: no data-path
- * call is then in flight on it and none can start, so the verb never frees an object native code is
- * using, from any thread. A destroy that fails {@link #resume resumes} it.
+ * The {@link CallGuard}s on one CQ, QP, SRQ or address handle (one per buffer or request used with it),
+ * its {@link QueueLock} if it has one (an extended CQ's batches, a QP's sessions), and whether its destroy
+ * has shut them. A destroy {@link #quiesce quiesces} it before the destroy verb: no data-path call is then
+ * in flight on it, no batch or session is open, and none can start, so the verb never frees an object native
+ * code is using, from any thread. A destroy that fails {@link #resume resumes} it.
  */
 final class CallGuards {
 
@@ -17,6 +20,13 @@ final class CallGuards {
      * shut-out (and shut by it) or refused. */
     private @Nullable List<CallGuard> open;
     private boolean shutOut;
+    /** Set once, right after the object's create, before it is handed out. */
+    private @Nullable QueueLock lock;
+
+    /** {@code lock} is shut and reopened with these guards. */
+    void add(QueueLock lock) {
+        this.lock = lock;
+    }
 
     /**
      * A new guard on {@code target} (the CQ or QP these are the guards of), owned by the calling thread;
@@ -42,8 +52,16 @@ final class CallGuards {
         }
     }
 
-    /** Shuts out new guards and shuts the open ones: returns once no call is in flight. */
+    /**
+     * Shuts out new guards and shuts the open ones: returns once no call is in flight. The lock first, changing
+     * nothing if the calling thread holds it (it would wait for itself); the calls of the batch or session are
+     * the holder's, which the guards do not count.
+     */
     void quiesce() {
+        QueueLock l = lock;
+        if (l != null) {
+            l.shut();
+        }
         List<CallGuard> shutting;
         synchronized (this) {
             shutOut = true;
@@ -51,6 +69,21 @@ final class CallGuards {
         }
         for (CallGuard g : shutting) {
             g.shutForDestroy();
+        }
+    }
+
+    /**
+     * Runs {@code destroy} (the object's destroy verb) once {@linkplain #quiesce quiesced}, and
+     * {@linkplain #resume resumes} if it fails: no data-path call reaches the object from any thread while
+     * the verb frees it, and a failed destroy leaves it usable.
+     */
+    void destroyQuiesced(Runnable destroy) {
+        quiesce();
+        try {
+            destroy.run();
+        } catch (RuntimeException e) {
+            resume();
+            throw e;
         }
     }
 
@@ -64,15 +97,19 @@ final class CallGuards {
         for (CallGuard g : reopening) {
             g.reopen();
         }
+        QueueLock l = lock;
+        if (l != null) {
+            l.reopen();
+        }
     }
 
     /**
-     * The guard of the calls on one CQ or QP that have no buffer or request of their own to keep one:
-     * arming the CQ ({@code ibv_req_notify_cq}), an extended CQ's batch ({@code ibv_start_poll} to
-     * {@code ibv_end_poll}), a {@code ibv_qp_ex} session ({@code ibv_wr_start} to {@code ibv_wr_complete}).
-     * Opened by the first such call, so biased to the thread that makes them (the completion thread, the
-     * poster); any other thread takes its shared path. One per kind of call: the owner's entry does not
-     * nest, and a batch may be open while its thread arms the same CQ.
+     * The guard of a call on one CQ, QP or address handle that has no buffer or request of its own to keep one:
+     * arming the CQ ({@code ibv_req_notify_cq}), {@code ibv_wr_set_ud_addr}'s use of an address handle. Opened
+     * by the first such call, so biased to the thread that makes them (the completion thread, the poster); any
+     * other thread takes its shared path. Entered and left by one provider method around one downcall, on one
+     * thread, so that its exit takes the path its entry took and the owner's entry never nests: a batch or a
+     * session, which spans the caller's calls, takes its object's {@link QueueLock} instead.
      */
     static final class Sole {
 
@@ -85,7 +122,7 @@ final class CallGuards {
             this.guards = guards;
         }
 
-        /** Enters for one call (or one batch or session), or refuses as a destroyed handle is refused. */
+        /** Enters for one call, or refuses as a destroyed handle is refused. */
         void enter() {
             CallGuard g = guard;
             if (g == null) {
@@ -96,7 +133,7 @@ final class CallGuards {
             }
         }
 
-        /** Leaves the call (or the batch or session) an {@link #enter} began, on the thread that entered. */
+        /** Leaves the call {@link #enter} began, on the thread that entered, in the same method. */
         void exit() {
             CallGuard g = guard;
             if (g != null) {

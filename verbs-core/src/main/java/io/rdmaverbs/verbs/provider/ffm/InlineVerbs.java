@@ -240,6 +240,28 @@ final class InlineVerbs {
         static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO, CRITICAL);
     }
 
+    /*
+     * The same three ops as normal downcalls, for an extended CQ or a QP with send ops: there a batch or a
+     * session holds the provider's lock across Java code (start_poll to end_poll, wr_start to wr_complete), and
+     * poll_cq, post_send (rxe, mlx5) and req_notify_cq (irdma) take that lock. A thread waiting for a lock
+     * inside a critical downcall never reaches a safepoint, while the lock's holder may be stopped at one.
+     */
+
+    private static final class poll_cq_contended {
+        static final FunctionDescriptor DESC = poll_cq.DESC;
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC);
+    }
+
+    private static final class req_notify_cq_contended {
+        static final FunctionDescriptor DESC = req_notify_cq.DESC;
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+    }
+
+    private static final class post_send_contended {
+        static final FunctionDescriptor DESC = post_send.DESC;
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+    }
+
     private static final class post_recv {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
         static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO, CRITICAL);
@@ -271,6 +293,35 @@ final class InlineVerbs {
             MemorySegment badWr) {
         try {
             return (int) post_send.HANDLE.invokeExact(postSend, state, qp, wr, badWr);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    /** {@link #ibv_poll_cq} on an extended CQ, whose lock a batch may hold: not critical. */
+    static int ibv_poll_cq_contended(MemorySegment pollCq, MemorySegment cq, int numEntries, MemorySegment wc) {
+        try {
+            return (int) poll_cq_contended.HANDLE.invokeExact(pollCq, cq, numEntries, wc);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    /** {@link #ibv_req_notify_cq} on an extended CQ, whose lock a batch may hold: not critical. */
+    static int ibv_req_notify_cq_contended(MemorySegment reqNotifyCq, MemorySegment state, MemorySegment cq,
+            int solicitedOnly) {
+        try {
+            return (int) req_notify_cq_contended.HANDLE.invokeExact(reqNotifyCq, state, cq, solicitedOnly);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
+        }
+    }
+
+    /** {@link #ibv_post_send} on a QP with send ops, whose send queue's lock a session may hold: not critical. */
+    static int ibv_post_send_contended(MemorySegment postSend, MemorySegment state, MemorySegment qp,
+            MemorySegment wr, MemorySegment badWr) {
+        try {
+            return (int) post_send_contended.HANDLE.invokeExact(postSend, state, qp, wr, badWr);
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
         }

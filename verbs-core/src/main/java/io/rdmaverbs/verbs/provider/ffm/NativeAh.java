@@ -4,10 +4,18 @@ import java.lang.foreign.MemorySegment;
 
 import io.rdmaverbs.verbs.provider.AhHandle;
 
-/** An address handle. Its parent names the device in error messages. */
+/**
+ * An address handle. Its parent names the device in error messages. A UD post and {@code wr_set_ud_addr}
+ * read it (rxe and mlx5 copy its address vector into the WQE), so they hold one of its {@link #calls() guards}
+ * for the call, and {@code destroyAh} quiesces them first, as {@code destroyQp} does a QP's.
+ */
 final class NativeAh extends NativeHandle implements AhHandle {
 
     private final NativePd pd;
+    /** What posts naming this AH hold while in flight; {@code destroyAh} quiesces them first. */
+    private final CallGuards calls = new CallGuards();
+    /** What {@code ibv_wr_set_ud_addr} holds while it reads this AH: one of {@link #calls}. */
+    private final CallGuards.Sole udAddressing = new CallGuards.Sole(this, calls);
 
     NativeAh(NativeVerbsProvider provider, MemorySegment pointer, NativePd pd) {
         super(provider, "ibv_ah", pointer);
@@ -16,5 +24,13 @@ final class NativeAh extends NativeHandle implements AhHandle {
 
     NativePd pd() {
         return pd;
+    }
+
+    CallGuards calls() {
+        return calls;
+    }
+
+    CallGuards.Sole udAddressing() {
+        return udAddressing;
     }
 }

@@ -48,9 +48,12 @@ final class NativeAhVerbs implements AddressHandleVerbs {
     @Override
     public void destroyAh(AhHandle ah) {
         NativeAh a = provider.live(ah, NativeAh.class);
-        MemorySegment state = CallState.current();
-        released("ibv_destroy_ah", a, Libibverbs.ibv_destroy_ah(state, a.pointer()), state,
-                "could not destroy the address handle",
-                "could not destroy the address handle");
+        // No post naming it is in flight from here on, from any thread: ibv_destroy_ah(3) frees what they read.
+        a.calls().destroyQuiesced(() -> {
+            MemorySegment state = CallState.current();
+            released("ibv_destroy_ah", a, Libibverbs.ibv_destroy_ah(state, a.pointer()), state,
+                    "could not destroy the address handle",
+                    "could not destroy the address handle");
+        });
     }
 }

@@ -169,16 +169,12 @@ final class NativeCompletionVerbs implements CompletionVerbs {
     public void destroyCq(CqHandle cq) {
         NativeCq q = provider.live(cq, NativeCq.class);
         // No poll is in flight from here on, from any thread: ibv_destroy_cq(3) frees what poll_cq reads.
-        q.calls().quiesce();
-        MemorySegment state = CallState.current();
-        try {
+        q.calls().destroyQuiesced(() -> {
+            MemorySegment state = CallState.current();
             released("ibv_destroy_cq", q, Libibverbs.ibv_destroy_cq(state, q.pointer()), state,
                     "QPs or SRQs still use it: destroy them first",
                     "could not destroy the CQ");
-        } catch (RuntimeException e) {
-            q.calls().resume();
-            throw e;
-        }
+        });
         cqs.remove(q.pointer().address(), q);
     }
 
@@ -187,11 +183,17 @@ final class NativeCompletionVerbs implements CompletionVerbs {
         NativeCq q = provider.identify(cq, NativeCq.class);
         requireOp("ibv_req_notify_cq", q, q.reqNotifyCq());
         MemorySegment state = CallState.current();
+        NativeCqExPoller ex = q.exPoller();
+        if (ex != null) {
+            // irdma's req_notify_cq takes the CQ lock a batch holds (rxe's and mlx5's take none).
+            ex.batch().refuseHeldByCaller("ibv_req_notify_cq");
+        }
         // Guarded as a poll is, so that destroyCq waits for it; the CQ's pointer is a global segment already.
         q.arming().enter();
         int rc;
         try {
-            rc = InlineVerbs.ibv_req_notify_cq(q.reqNotifyCq(), state, q.pointer(), solicitedOnly ? 1 : 0);
+            rc = ex == null ? InlineVerbs.ibv_req_notify_cq(q.reqNotifyCq(), state, q.pointer(), solicitedOnly ? 1 : 0)
+                    : InlineVerbs.ibv_req_notify_cq_contended(q.reqNotifyCq(), state, q.pointer(), solicitedOnly ? 1 : 0);
         } finally {
             q.arming().exit();
         }
@@ -213,13 +215,19 @@ final class NativeCompletionVerbs implements CompletionVerbs {
             throw new IllegalArgumentException("max must be 0.." + wc.capacity() + ", was " + max);
         }
         requireOp("ibv_poll_cq", q, q.pollCq());
+        NativeCqExPoller ex = q.exPoller();
+        if (ex != null) {
+            // poll_cq takes the CQ lock a batch holds (rxe, mlx5): not on the batch's own thread.
+            ex.batch().refuseHeldByCaller("ibv_poll_cq");
+        }
         CallGuard guard = b.guard();
         if (!guard.enter()) {
             throw wc.refusal(guard);
         }
         int n;
         try {
-            n = InlineVerbs.ibv_poll_cq(q.pollCq(), b.cqPointer(), max, b.entries());
+            n = ex == null ? InlineVerbs.ibv_poll_cq(q.pollCq(), b.cqPointer(), max, b.entries())
+                    : InlineVerbs.ibv_poll_cq_contended(q.pollCq(), b.cqPointer(), max, b.entries());
         } finally {
             guard.exit();
         }

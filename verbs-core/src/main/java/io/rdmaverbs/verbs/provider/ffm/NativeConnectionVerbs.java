@@ -2,6 +2,7 @@ package io.rdmaverbs.verbs.provider.ffm;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -45,6 +46,7 @@ final class NativeConnectionVerbs implements ConnectionVerbs {
     private final Map<Long, NativeCmId> ids = new ConcurrentHashMap<>();
     /* librdmacm's contexts by address: one handle per ibv_context, whichever id reports it. */
     private final Map<Long, NativeContext> adopted = new ConcurrentHashMap<>();
+    private final GidAddresses gids = new GidAddresses(GidAddresses.SYSFS);
 
     NativeConnectionVerbs(NativeVerbsProvider provider, RdmaCm cm, NativeDeviceVerbs deviceVerbs,
             NativeQpVerbs qpVerbs) {
@@ -385,6 +387,11 @@ final class NativeConnectionVerbs implements ConnectionVerbs {
     }
 
     // ---- checks -------------------------------------------------------------------------------------
+
+    @Override
+    public List<InetAddress> addresses(String deviceName) {
+        return gids.of(deviceName);
+    }
 
     private NativeCmChannel channel(@Nullable CmChannelHandle channel) {
         return provider.live(Objects.requireNonNull(channel, "channel"), NativeCmChannel.class);

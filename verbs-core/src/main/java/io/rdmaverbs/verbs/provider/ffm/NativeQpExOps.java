@@ -14,21 +14,31 @@ import java.nio.ByteOrder;
 
 import io.rdmaverbs.verbs.provider.AhHandle;
 import io.rdmaverbs.verbs.provider.QpExOps;
+import io.rdmaverbs.verbs.provider.QueueLock;
 
 /**
  * The new post API's function pointers of one {@code struct ibv_qp_ex}, read once when the QP is
  * created, and called as {@code verbs.h}'s static-inline {@code ibv_wr_*} call them:
- * {@code qp->wr_send(qp)}. They write the send queue under the provider's lock and never block
- * ({@code ibv_wr_complete} rings the doorbell, a short system call on rxe, as {@code ibv_post_send}
- * does), so the downcalls are critical. A builder the provider left NULL is refused instead of called.
+ * {@code qp->wr_send(qp)}. A builder the provider left NULL is refused instead of called.
  *
- * <p>A session is one guarded call, from {@code wr_start} to {@code wr_complete} or {@code wr_abort} (every
- * builder in between writes the QP's send queue): {@code destroyQp} waits for an open session to end,
- * and a start after the destroy began is refused.
+ * <p>A session holds the QP's {@link QueueLock} from {@code wr_start} to {@code wr_complete} or
+ * {@code wr_abort}, as the provider holds its send queue's lock that long (rxe and mlx5 take a spinlock in
+ * {@code wr_start}): every builder and setter in between, and the end, is refused on any other thread;
+ * another thread's start waits in Java for the end; {@code destroyQp} waits for an open session to end, and a
+ * start after the destroy began is refused. {@code wr_start} takes the lock, so it is a normal downcall, not
+ * {@code critical} (see {@link NativeCqExPoller}); the builders and the end are the holder's and take no lock
+ * that is held across Java code ({@code wr_complete} rings the doorbell, a short system call on rxe, and
+ * takes mlx5's BlueFlame lock for that moment only), so they stay critical.
  */
 final class NativeQpExOps implements QpExOps {
 
-    /** {@code wr_start}, {@code wr_abort}, {@code wr_send}. */
+    /** Takes the send queue's lock: never critical. */
+    private static final class wr_start {
+        static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(ADDRESS);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC);
+    }
+
+    /** {@code wr_abort}, {@code wr_send}. */
     private static final class wr_void {
         static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(ADDRESS);
         static final MethodHandle HANDLE = Downcalls.pointer(DESC, CRITICAL);
@@ -88,7 +98,7 @@ final class NativeQpExOps implements QpExOps {
 
     private final NativeVerbsProvider provider;
     private final NativeQp qp;
-    private final CallGuards.Sole session;
+    private final QueueLock session;
     private final MemorySegment qpEx;
     /** The {@code ibv_sge[]} {@code wr_set_sge_list} reads: written only inside a session, which the provider serializes. */
     private final MemorySegment sgeList;
@@ -112,7 +122,7 @@ final class NativeQpExOps implements QpExOps {
     NativeQpExOps(NativeVerbsProvider provider, NativeQp qp, MemorySegment qpEx, int maxSge) {
         this.provider = provider;
         this.qp = qp;
-        this.session = new CallGuards.Sole(qp, qp.calls());
+        this.session = new QueueLock(qp, QueueLock.Kind.SESSION);
         this.qpEx = qpEx.reinterpret(IbvQpEx.LAYOUT.byteSize());
         this.maxSge = Math.max(1, maxSge);
         this.sgeList = Arena.ofAuto().allocate(IbvSge.SIZE * this.maxSge, 8);
@@ -136,77 +146,95 @@ final class NativeQpExOps implements QpExOps {
             throw new IllegalStateException(qp.describe() + ": the provider created a QP with send ops but without "
                     + "wr_start, wr_complete and wr_abort");
         }
+        qp.calls().add(session);
     }
 
+    /** The send queue's lock as sessions hold it: {@code post_send} checks it too. */
+    QueueLock session() {
+        return session;
+    }
+
+    /**
+     * Every failure after the lock is taken lets it go, an {@code Error} too (issue 20: an {@code Error} left
+     * the session held, and every later destroy of the QP waited forever).
+     */
     @Override
     public void wrStart() {
-        session.enter();
+        if (!session.take("ibv_wr_start")) {
+            throw CallGuards.refusal(qp);
+        }
         try {
-            call(wrStart, "wr_start");
-        } catch (RuntimeException e) {
-            session.exit();
-            throw e;
+            wr_start.HANDLE.invokeExact(wrStart, qpEx);
+        } catch (Throwable t) {
+            session.release();
+            throw Downcalls.unchecked(t);
         }
     }
 
     @Override
     public int wrComplete() {
+        session.requireHeld("ibv_wr_complete");
         try {
             return (int) wr_complete.HANDLE.invokeExact(wrComplete, qpEx);
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
         } finally {
-            session.exit();
+            session.release();
         }
     }
 
     @Override
     public void wrAbort() {
+        session.requireHeld("ibv_wr_abort");
         try {
-            call(wrAbort, "wr_abort");
+            wr_void.HANDLE.invokeExact(wrAbort, qpEx);
+        } catch (Throwable t) {
+            throw Downcalls.unchecked(t);
         } finally {
-            session.exit();
+            session.release();
         }
     }
 
     @Override
     public void wrId(long wrId) {
+        session.requireHeld("qpx->wr_id");
         IbvQpEx.WR_ID.set(qpEx, wrId);
     }
 
     @Override
     public void wrFlags(int flags) {
+        session.requireHeld("qpx->wr_flags");
         IbvQpEx.WR_FLAGS.set(qpEx, flags);
     }
 
     @Override
     public void send() {
-        call(wrSend, "wr_send");
+        call(wrSend, "ibv_wr_send");
     }
 
     @Override
     public void sendImm(int imm) {
-        u32(wrSendImm, "wr_send_imm", htonl(imm));
+        u32(wrSendImm, "ibv_wr_send_imm", htonl(imm));
     }
 
     @Override
     public void rdmaWrite(int rkey, long remoteAddress) {
-        rdma(wrRdmaWrite, "wr_rdma_write", rkey, remoteAddress);
+        rdma(wrRdmaWrite, "ibv_wr_rdma_write", rkey, remoteAddress);
     }
 
     @Override
     public void rdmaWriteImm(int rkey, long remoteAddress, int imm) {
-        u32u64u32(wrRdmaWriteImm, "wr_rdma_write_imm", rkey, remoteAddress, htonl(imm));
+        u32u64u32(wrRdmaWriteImm, "ibv_wr_rdma_write_imm", rkey, remoteAddress, htonl(imm));
     }
 
     @Override
     public void rdmaRead(int rkey, long remoteAddress) {
-        rdma(wrRdmaRead, "wr_rdma_read", rkey, remoteAddress);
+        rdma(wrRdmaRead, "ibv_wr_rdma_read", rkey, remoteAddress);
     }
 
     @Override
     public void atomicFetchAdd(int rkey, long remoteAddress, long add) {
-        require(wrAtomicFetchAdd, "wr_atomic_fetch_add");
+        require(wrAtomicFetchAdd, "ibv_wr_atomic_fetch_add");
         try {
             wr_atomic_fetch_add.HANDLE.invokeExact(wrAtomicFetchAdd, qpEx, rkey, remoteAddress, add);
         } catch (Throwable t) {
@@ -216,7 +244,7 @@ final class NativeQpExOps implements QpExOps {
 
     @Override
     public void atomicCmpSwp(int rkey, long remoteAddress, long compare, long swap) {
-        require(wrAtomicCmpSwp, "wr_atomic_cmp_swp");
+        require(wrAtomicCmpSwp, "ibv_wr_atomic_cmp_swp");
         try {
             wr_atomic_cmp_swp.HANDLE.invokeExact(wrAtomicCmpSwp, qpEx, rkey, remoteAddress, compare, swap);
         } catch (Throwable t) {
@@ -226,12 +254,12 @@ final class NativeQpExOps implements QpExOps {
 
     @Override
     public void setSge(int lkey, long address, int length) {
-        u32u64u32(wrSetSge, "wr_set_sge", lkey, address, length);
+        u32u64u32(wrSetSge, "ibv_wr_set_sge", lkey, address, length);
     }
 
     @Override
     public void setSgeList(int count, long[] addresses, int[] lengths, int[] lkeys) {
-        require(wrSetSgeList, "wr_set_sge_list");
+        require(wrSetSgeList, "ibv_wr_set_sge_list");
         if (count < 0 || count > maxSge) {
             throw new IllegalArgumentException("an SGE list of " + count + " entries on a QP of max_send_sge " + maxSge);
         }
@@ -248,25 +276,29 @@ final class NativeQpExOps implements QpExOps {
         }
     }
 
+    /** The provider copies the address handle's address vector into the WQE: the AH is held for the call. */
     @Override
     public void setUdAddr(AhHandle ah, int remoteQpn, int remoteQkey) {
-        require(wrSetUdAddr, "wr_set_ud_addr");
-        NativeAh a = provider.live(ah, NativeAh.class);
+        require(wrSetUdAddr, "ibv_wr_set_ud_addr");
+        NativeAh a = provider.identify(ah, NativeAh.class);
+        a.udAddressing().enter();
         try {
             wr_set_ud_addr.HANDLE.invokeExact(wrSetUdAddr, qpEx, a.pointer(), remoteQpn, remoteQkey);
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
+        } finally {
+            a.udAddressing().exit();
         }
     }
 
     @Override
     public void setXrcSrqn(int remoteSrqn) {
-        u32(wrSetXrcSrqn, "wr_set_xrc_srqn", remoteSrqn);
+        u32(wrSetXrcSrqn, "ibv_wr_set_xrc_srqn", remoteSrqn);
     }
 
     @Override
     public void setInlineData(long address, int length) {
-        require(wrSetInlineData, "wr_set_inline_data");
+        require(wrSetInlineData, "ibv_wr_set_inline_data");
         try {
             wr_set_inline_data.HANDLE.invokeExact(wrSetInlineData, qpEx, MemorySegment.ofAddress(address),
                     Integer.toUnsignedLong(length));
@@ -279,8 +311,8 @@ final class NativeQpExOps implements QpExOps {
         return LITTLE_ENDIAN ? Integer.reverseBytes(value) : value;
     }
 
-    private void call(MemorySegment function, String member) {
-        require(function, member);
+    private void call(MemorySegment function, String verb) {
+        require(function, verb);
         try {
             wr_void.HANDLE.invokeExact(function, qpEx);
         } catch (Throwable t) {
@@ -288,8 +320,8 @@ final class NativeQpExOps implements QpExOps {
         }
     }
 
-    private void u32(MemorySegment function, String member, int value) {
-        require(function, member);
+    private void u32(MemorySegment function, String verb, int value) {
+        require(function, verb);
         try {
             wr_u32.HANDLE.invokeExact(function, qpEx, value);
         } catch (Throwable t) {
@@ -297,8 +329,8 @@ final class NativeQpExOps implements QpExOps {
         }
     }
 
-    private void rdma(MemorySegment function, String member, int rkey, long remoteAddress) {
-        require(function, member);
+    private void rdma(MemorySegment function, String verb, int rkey, long remoteAddress) {
+        require(function, verb);
         try {
             wr_rdma.HANDLE.invokeExact(function, qpEx, rkey, remoteAddress);
         } catch (Throwable t) {
@@ -306,8 +338,8 @@ final class NativeQpExOps implements QpExOps {
         }
     }
 
-    private void u32u64u32(MemorySegment function, String member, int a, long b, int c) {
-        require(function, member);
+    private void u32u64u32(MemorySegment function, String verb, int a, long b, int c) {
+        require(function, verb);
         try {
             wr_u32_u64_u32.HANDLE.invokeExact(function, qpEx, a, b, c);
         } catch (Throwable t) {
@@ -315,8 +347,11 @@ final class NativeQpExOps implements QpExOps {
         }
     }
 
-    private void require(MemorySegment function, String member) {
+    /** {@code verb} is a constant: the data path builds no string. */
+    private void require(MemorySegment function, String verb) {
+        session.requireHeld(verb);
         if (isNull(function)) {
+            String member = verb.substring("ibv_".length());
             throw new IllegalStateException(qp.describe() + " has no " + member + " (NULL in its ibv_qp_ex): the "
                     + "operation was not in send_ops_flags at create, or the provider lacks it");
         }

@@ -174,16 +174,13 @@ final class NativeQpVerbs implements QueuePairVerbs {
     public void destroyQp(QpHandle qp) {
         NativeQp q = provider.live(qp, NativeQp.class);
         // No post is in flight from here on, from any thread: ibv_destroy_qp(3) frees what post_send reads.
-        q.calls().quiesce();
-        MemorySegment state = CallState.current();
-        try {
+        q.calls().destroyQuiesced(() -> {
+            MemorySegment state = CallState.current();
             released("ibv_destroy_qp", q, Libibverbs.ibv_destroy_qp(state, q.pointer()), state,
-                    "it is still attached to a multicast group: detach it first",
+                    "it is still attached to a multicast group (detach it first), or another call on it is in the "
+                            + "kernel right now (ib_uverbs refuses a destroy while a command holds the QP)",
                     "could not destroy the QP");
-        } catch (RuntimeException e) {
-            q.calls().resume();
-            throw e;
-        }
+        });
         qps.remove(q.pointer().address(), q);
     }
 
@@ -255,19 +252,31 @@ final class NativeQpVerbs implements QueuePairVerbs {
     public void postSend(QpHandle qp, SendWr request) {
         NativeQp q = provider.identify(qp, NativeQp.class);
         NativeSendWr wr = own(request);
-        requireLiveAddressHandle(wr);
         // Binding refuses a closed request and a QP destroyed or being destroyed; after that, the guard does.
         NativeWorkRequest.Bound b = wr.boundTo(q, q.calls());
+        // A UD send's provider reads the AH during the post (rxe and mlx5 copy its address vector into the
+        // WQE): the post holds it, so destroyAh waits for the post or refuses it.
+        NativeAh ah = wr.addressHandle();
+        CallGuard held = ah == null ? null : wr.holding(ah, ah.calls());
         requireOp("ibv_post_send", q, q.postSend());
+        if (held != null && !held.enter()) {
+            throw wr.refusal(held);
+        }
         CallGuard guard = b.guard();
         if (!guard.enter()) {
+            if (held != null) {
+                held.exit();
+            }
             throw wr.refusal(guard);
         }
         int rc;
         try {
-            rc = InlineVerbs.ibv_post_send(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+            rc = post(q, b);
         } finally {
             guard.exit();
+            if (held != null) {
+                held.exit();
+            }
         }
         if (rc != 0) {
             int errno = returned(rc, wr.callState());
@@ -279,22 +288,23 @@ final class NativeQpVerbs implements QueuePairVerbs {
     public void postSend(QpHandle qp, WorkRequestChain<SendWr> chain) {
         NativeQp q = provider.identify(qp, NativeQp.class);
         NativeWrChain<SendWr> c = ownChain(chain, NativeSendWr.class);
-        // Only UD sends carry an address handle; the other transports' chains skip the walk.
-        for (int i = 0, n = q.type() == QpType.UD ? c.length() : 0; i < n; i++) {
-            requireLiveAddressHandle((NativeSendWr) c.slot(i));
-        }
         // As a single post: the binding refuses a closed chain and a QP being destroyed, then the guard does.
         NativeWorkRequest.Bound b = c.boundTo(q, q.calls());
         requireOp("ibv_post_send", q, q.postSend());
+        // Only UD sends carry an address handle; the other transports' chains skip the walk.
+        int holding = q.type() == QpType.UD ? c.length() : 0;
+        holdAddressHandles(c, holding);
         CallGuard guard = b.guard();
         if (!guard.enter()) {
+            releaseAddressHandles(c, holding);
             throw c.refusal(guard);
         }
         int rc;
         try {
-            rc = InlineVerbs.ibv_post_send(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+            rc = post(q, b);
         } finally {
             guard.exit();
+            releaseAddressHandles(c, holding);
         }
         if (rc != 0) {
             int errno = returned(rc, c.callState());
@@ -302,10 +312,43 @@ final class NativeQpVerbs implements QueuePairVerbs {
         }
     }
 
-    private static void requireLiveAddressHandle(NativeSendWr wr) {
-        NativeAh ah = wr.addressHandle();
-        if (ah != null && ah.isDestroyed()) {
-            throw new IllegalStateException(ah.describe() + " was already destroyed");
+    /**
+     * {@code post_send} under the QP's guard. On a QP with send ops it may wait for the send queue's lock, which
+     * a session on another thread holds across Java code (rxe and mlx5 take it in {@code wr_start}): a normal
+     * downcall then, and refused on the session's own thread, which would wait for itself.
+     */
+    private static int post(NativeQp q, NativeWorkRequest.Bound b) {
+        NativeQpExOps ex = q.exOps();
+        if (ex == null) {
+            return InlineVerbs.ibv_post_send(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+        }
+        ex.session().refuseHeldByCaller("ibv_post_send");
+        return InlineVerbs.ibv_post_send_contended(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+    }
+
+    /** Enters the guard on its address handle of each of the first {@code n} requests of {@code c}. */
+    private static void holdAddressHandles(NativeWrChain<SendWr> c, int n) {
+        for (int i = 0; i < n; i++) {
+            NativeSendWr wr = (NativeSendWr) c.slot(i);
+            NativeAh ah = wr.addressHandle();
+            if (ah != null) {
+                CallGuard held = wr.holding(ah, ah.calls());
+                if (!held.enter()) {
+                    releaseAddressHandles(c, i);
+                    throw c.refusal(held);
+                }
+            }
+        }
+    }
+
+    /** Leaves what {@link #holdAddressHandles} entered for the first {@code n} requests. */
+    private static void releaseAddressHandles(NativeWrChain<SendWr> c, int n) {
+        for (int i = 0; i < n; i++) {
+            NativeSendWr wr = (NativeSendWr) c.slot(i);
+            NativeAh ah = wr.addressHandle();
+            if (ah != null) {
+                wr.holding(ah, ah.calls()).exit();
+            }
         }
     }
 

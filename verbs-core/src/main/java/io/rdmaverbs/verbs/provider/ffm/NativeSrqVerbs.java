@@ -100,16 +100,12 @@ final class NativeSrqVerbs implements SharedReceiveQueueVerbs {
     public void destroySrq(SrqHandle srq) {
         NativeSrq s = provider.live(srq, NativeSrq.class);
         // No post is in flight from here on, from any thread: ibv_destroy_srq(3) frees what post_srq_recv writes.
-        s.calls().quiesce();
-        MemorySegment state = CallState.current();
-        try {
+        s.calls().destroyQuiesced(() -> {
+            MemorySegment state = CallState.current();
             released("ibv_destroy_srq", s, Libibverbs.ibv_destroy_srq(state, s.pointer()), state,
                     "QPs still receive through it: destroy them first",
                     "could not destroy the SRQ");
-        } catch (RuntimeException e) {
-            s.calls().resume();
-            throw e;
-        }
+        });
         srqs.remove(s.pointer().address(), s);
     }
 

@@ -35,6 +35,8 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
     private final MemorySegment badWr;
     private final MemorySegment callState;
     private final CallBindings<Bound> bindings = new CallBindings<>();
+    /** The guards by which posts of this request hold what they read besides the queue (a UD send's AH). */
+    private final CallBindings<Held> held = new CallBindings<>();
 
     /**
      * What a post to one QP or SRQ passes, under {@code guard}: the queue, the request (or a chain's head)
@@ -49,6 +51,10 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
             return new Bound(calls.open(queue), queue.pointer(), CallGuard.bare(wr), CallGuard.bare(badWr),
                     CallGuard.bare(callState));
         }
+    }
+
+    /** A guard on an object a post reads besides its queue, and nothing to pass. */
+    record Held(CallGuard guard) implements CallBindings.Binding {
     }
 
     NativeWorkRequest(StructLayout layout, int maxSge) {
@@ -150,6 +156,32 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         return b;
     }
 
+    /**
+     * The guard by which a post of this request holds {@code object} (an address handle the provider reads
+     * during the post), one of {@code calls}: made at the first post naming it.
+     */
+    final CallGuard holding(NativeHandle object, CallGuards calls) {
+        Held h = held.find(object);
+        return h != null ? h.guard() : hold(object, calls);
+    }
+
+    private synchronized CallGuard hold(NativeHandle object, CallGuards calls) {
+        if (isClosed()) {
+            throw new IllegalStateException(this + " was already closed");
+        }
+        Held h = held.find(object);
+        if (h == null) {
+            h = new Held(calls.open(object));
+            held.add(h);
+        }
+        return h.guard();
+    }
+
+    /** Retires the guards of {@link #holding}: this request's or, for a chain's slot, the chain's close. */
+    final synchronized void retireHolds() {
+        held.retireAll();
+    }
+
     @Override
     public final int maxSge() {
         return maxSge;
@@ -220,6 +252,7 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         }
         if (arena.scope().isAlive()) {
             bindings.retireAll();
+            held.retireAll();
             arena.close();
         }
     }

@@ -144,6 +144,9 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
     public synchronized void close() {
         if (arena.scope().isAlive()) {
             bindings.retireAll();
+            for (NativeWorkRequest slot : slots) {
+                slot.retireHolds();
+            }
             arena.close();
         }
     }

@@ -331,6 +331,8 @@ final class Fabric {
         if (!reliable) {
             return completeSend(s, wr, wr.length());
         }
+        // The responder NAKs (RNR): the requester's device counts it, as rxe's hw_counters/rcvd_rnr_err does.
+        s.device.rnrNakReceived();
         if (s.rnrRetry == 7) {
             return Progress.HELD;
         }

@@ -14,6 +14,7 @@ import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.CqExPoller;
 import io.rdmaverbs.verbs.provider.CqHandle;
+import io.rdmaverbs.verbs.provider.QueueLock;
 
 import org.jspecify.annotations.Nullable;
 
@@ -153,6 +154,11 @@ final class SimCompletionVerbs implements CompletionVerbs {
         SimCq c = uverbs.identify(cq, SimCq.class);
         requireNotDestroyed(c);
         uverbs.call("ibv_destroy_cq", c);
+        // An open batch reads the CQ until its end, as the native provider's destroy waits for it.
+        QueueLock.shutFor(c.exPoller == null ? null : c.exPoller.batch, () -> destroyLocked(c));
+    }
+
+    private void destroyLocked(SimCq c) {
         SimDevice d = c.device;
         d.lock.lock();
         try {
@@ -195,6 +201,10 @@ final class SimCompletionVerbs implements CompletionVerbs {
     public void reqNotifyCq(CqHandle cq, boolean solicitedOnly) {
         SimCq c = uverbs.own(cq, SimCq.class);
         uverbs.call("ibv_req_notify_cq", c);
+        if (c.exPoller != null) {
+            // Where req_notify_cq takes the CQ lock a batch holds (irdma), the batch's own thread would wait forever.
+            c.exPoller.batch.refuseHeldByCaller("ibv_req_notify_cq");
+        }
         SimDevice d = c.device;
         locked(d, () -> {
             c.requireUsable();
@@ -222,14 +232,16 @@ final class SimCompletionVerbs implements CompletionVerbs {
                     + max);
         }
         SimDevice d = c.device;
-        return locked(d, () -> {
+        // rxe's poll_cq takes the CQ lock a batch holds: it waits for another thread's batch, and would wait
+        // forever for its own thread's.
+        return QueueLock.takenFor(c.exPoller == null ? null : c.exPoller.batch, "ibv_poll_cq", () -> locked(d, () -> {
             c.requireUsable();
             int n = 0;
             while (n < max && !c.entries.isEmpty()) {
                 wc.set(n++, c.entries.pollFirst());
             }
             return n;
-        });
+        }));
     }
 
     @Override

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.AddressVector;
+import io.rdmaverbs.verbs.attr.DeviceAttributes;
 import io.rdmaverbs.verbs.attr.LinkLayer;
 import io.rdmaverbs.verbs.attr.QpModification;
 import io.rdmaverbs.verbs.attr.QpState;
@@ -291,6 +292,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
             }
             requirePortSpaceTcp("rdma_connect", cmId);
             requirePrivateData("rdma_connect", cmId, params.privateData(), REQ_PRIVATE_DATA);
+            requireDeviceLimits("rdma_connect", cmId, params);
             InetSocketAddress peer = Objects.requireNonNull(cmId.peer);
             SimulatedNetwork.Interface target = network.find(peer.getAddress());
             if (target == null || !SimUverbs.locked(target.device(), () -> target.device().portActive(1))) {
@@ -337,13 +339,16 @@ final class SimConnectionVerbs implements ConnectionVerbs {
             cmId.requireUsable();
             SimCmId active = requireRequest("rdma_accept", cmId);
             requirePrivateData("rdma_accept", cmId, params.privateData(), REP_PRIVATE_DATA);
+            requireDeviceLimits("rdma_accept", cmId, params);
             if (qp != null) {
                 useLoadedQp(qp, "rdma_accept", "ibv_modify_qp(IBV_QPS_RTR) and its qp_num");
             }
             if (cmId.qp != null && active.qp != null) {
                 SimConnectionVerbs activeHost = active.provider.cm();
-                moveToRts(cmId, active);
-                activeHost.moveToRts(active, cmId);
+                // Each side's responder resources, as the IB CM keeps them: the REP's for the passive side, the
+                // REP's initiator depth for the active one.
+                moveToRts(cmId, active, params.responderResources() > 0);
+                activeHost.moveToRts(active, cmId, params.initiatorDepth() > 0);
             }
             cmId.state = SimCmId.State.CONNECTED;
             active.state = SimCmId.State.CONNECTED;
@@ -607,8 +612,9 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         return onNetwork(() -> cmId.peer);
     }
 
-    /** The addresses of this host's device, for the simulation hooks. */
-    List<InetAddress> addresses(String deviceName) {
+    /** The device's addresses on its network: its GID 0's link-local address first, then those added. */
+    @Override
+    public List<InetAddress> addresses(String deviceName) {
         return network.addresses(devices.device(deviceName));
     }
 
@@ -722,8 +728,12 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         return active;
     }
 
-    /** INIT (if librdmacm has not done it yet) to RTR to RTS towards the peer's QP, as the CM's QP attributes say. */
-    void moveToRts(SimCmId cmId, SimCmId peer) {
+    /**
+     * INIT (if librdmacm has not done it yet) to RTR to RTS towards the peer's QP, as the CM's QP attributes say:
+     * remote write always, remote read and atomics only when the side has responder resources (the kernel's
+     * {@code cm_init_qp_init_attr}).
+     */
+    void moveToRts(SimCmId cmId, SimCmId peer, boolean respondsToReads) {
         SimQp qp = Objects.requireNonNull(cmId.qp);
         SimQp remote = Objects.requireNonNull(peer.qp);
         SimDevice remoteDevice = Objects.requireNonNull(peer.device);
@@ -731,8 +741,11 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         AddressVector path = port.linkLayer() == LinkLayer.ETHERNET ? AddressVector.roce(1, port.gid(0), 0)
                 : AddressVector.infiniband(1, port.lid());
         Objects.requireNonNull(cmId.device);
+        EnumSet<AccessFlag> access = respondsToReads
+                ? EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)
+                : EnumSet.of(AccessFlag.REMOTE_WRITE);
         qps.modifyQp(qp, QpModification.readyToReceive(QpType.RC, path, remote.qpNum(), 0,
-                cmId.device.profile.port(1).activeMtu()));
+                cmId.device.profile.port(1).activeMtu()).accessFlags(access));
         qps.modifyQp(qp, QpModification.readyToSend(QpType.RC, 0));
     }
 
@@ -878,6 +891,29 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         if (data.length > max) {
             throw new VerbsException(verb, cmId.describe(), Errno.EINVAL, data.length + " bytes of private data;"
                     + " the IB CM message carries at most " + max + " (" + verb + "(3))");
+        }
+    }
+
+    /**
+     * librdmacm's {@code ucma_valid_param}: a {@code responder_resources} or {@code initiator_depth} above the
+     * device's {@code max_qp_rd_atom} / {@code max_qp_init_rd_atom} is EINVAL (255 means "the device's
+     * maximum" and passes).
+     */
+    private static void requireDeviceLimits(String verb, SimCmId cmId, CmConnectionParams params) {
+        SimDevice device = cmId.device;
+        if (device == null || cmId.portSpace != CmPortSpace.TCP) {
+            return;
+        }
+        DeviceAttributes a = device.profile.attributes();
+        if (params.responderResources() != 255 && params.responderResources() > a.maxQpRdAtom()) {
+            throw new VerbsException(verb, cmId.describe(), Errno.EINVAL, "responder_resources "
+                    + params.responderResources() + " is above " + device.profile.name() + "'s max_qp_rd_atom "
+                    + a.maxQpRdAtom());
+        }
+        if (params.initiatorDepth() != 255 && params.initiatorDepth() > a.maxQpInitRdAtom()) {
+            throw new VerbsException(verb, cmId.describe(), Errno.EINVAL, "initiator_depth "
+                    + params.initiatorDepth() + " is above " + device.profile.name() + "'s max_qp_init_rd_atom "
+                    + a.maxQpInitRdAtom());
         }
     }
 

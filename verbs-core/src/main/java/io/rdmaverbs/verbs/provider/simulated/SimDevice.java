@@ -28,6 +28,8 @@ final class SimDevice {
     final DeviceProfile profile;
     final int ordinal;
     final ReentrantLock lock = new ReentrantLock();
+    /** RNR NAKs this device's requesters got ({@code hw_counters/rcvd_rnr_err} on rxe). */
+    private final java.util.concurrent.atomic.AtomicLong rnrNaksReceived = new java.util.concurrent.atomic.AtomicLong();
     private final PortState[] portStates;
     volatile boolean fatal;
     private final EnumMap<KernelObjectKind, Integer> live = new EnumMap<>(KernelObjectKind.class);
@@ -184,5 +186,13 @@ final class SimDevice {
         return new ResourceCounts(name(), contexts.size(), live.get(KernelObjectKind.PD), openDomains,
                 live.get(KernelObjectKind.COMP_CHANNEL), live.get(KernelObjectKind.CQ), live.get(KernelObjectKind.SRQ),
                 live.get(KernelObjectKind.QP), live.get(KernelObjectKind.MR), live.get(KernelObjectKind.AH));
+    }
+
+    void rnrNakReceived() {
+        rnrNaksReceived.incrementAndGet();
+    }
+
+    long rnrNaksReceived() {
+        return rnrNaksReceived.get();
     }
 }

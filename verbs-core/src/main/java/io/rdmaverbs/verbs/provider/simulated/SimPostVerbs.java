@@ -13,6 +13,7 @@ import io.rdmaverbs.verbs.error.PostFailedException;
 import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.AhHandle;
 import io.rdmaverbs.verbs.provider.QpHandle;
+import io.rdmaverbs.verbs.provider.QueueLock;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
 import io.rdmaverbs.verbs.provider.WorkRequestChain;
@@ -41,10 +42,21 @@ final class SimPostVerbs {
         SimQp h = uverbs.own(qp, SimQp.class);
         SimSendWr wr = uverbs.ownRequest(request);
         uverbs.call("ibv_post_send", h);
-        uverbs.onFabric(() -> {
+        underSendQueue(h, () -> {
             h.requireUsable();
             h.device.requireAlive("ibv_post_send", h.describe());
             postOneSend(h, wr);
+        });
+    }
+
+    /**
+     * rxe's {@code post_send} takes the send queue's lock, which a session of the new post API holds across
+     * calls: a post waits for another thread's session and is refused inside its own thread's.
+     */
+    private void underSendQueue(SimQp h, Runnable post) {
+        QueueLock.takenFor(h.exOps == null ? null : h.exOps.session, "ibv_post_send", () -> {
+            uverbs.onFabric(post);
+            return null;
         });
     }
 
@@ -58,7 +70,7 @@ final class SimPostVerbs {
         SimQp h = uverbs.own(qp, SimQp.class);
         SimWrChain<SendWr> c = uverbs.ownChain(chain, SimSendWr.class);
         uverbs.call("ibv_post_send", h);
-        uverbs.onFabric(() -> {
+        underSendQueue(h, () -> {
             h.requireUsable();
             h.device.requireAlive("ibv_post_send", h.describe());
             walk(c, wr -> postOneSend(h, (SimSendWr) wr));

@@ -3,20 +3,22 @@ package io.rdmaverbs.verbs.provider.simulated;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.Locale;
+import java.util.Map;
 
 import io.rdmaverbs.verbs.attr.QpState;
 import io.rdmaverbs.verbs.attr.SendOpcode;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.provider.AhHandle;
 import io.rdmaverbs.verbs.provider.QpExOps;
+import io.rdmaverbs.verbs.provider.QueueLock;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The new post API of one simulated QP, as rdma-core 44's rxe builds it: {@code wr_start} takes the
- * send queue (a lock here, rxe's spinlock there), each builder adds a WQE and the setters change the
- * last one, {@code wr_abort} drops them, and {@code wr_complete} posts them all or none: ENOSPC when
+ * send queue (the QP's {@link QueueLock} here, as in the native provider; rxe's spinlock there), each builder
+ * adds a WQE and the setters change the last one, {@code wr_abort} drops them, and {@code wr_complete} posts them all or none: ENOSPC when
  * the queue has no room for them ({@code check_qp_queue_full}), EINVAL when the doorbell finds the QP
  * not ready to send, as for {@code ibv_post_send}. An operation the QP was not created for has no builder.
  */
@@ -47,10 +49,17 @@ final class SimQpExOps implements QpExOps {
         }
     }
 
+    /** The builder verb of each operation, as the native provider's refusals name it. */
+    private static final Map<SendOpcode, String> BUILDERS = Map.of(SendOpcode.SEND, "ibv_wr_send",
+            SendOpcode.SEND_WITH_IMM, "ibv_wr_send_imm", SendOpcode.RDMA_WRITE, "ibv_wr_rdma_write",
+            SendOpcode.RDMA_WRITE_WITH_IMM, "ibv_wr_rdma_write_imm", SendOpcode.RDMA_READ, "ibv_wr_rdma_read",
+            SendOpcode.ATOMIC_FETCH_AND_ADD, "ibv_wr_atomic_fetch_add", SendOpcode.ATOMIC_CMP_AND_SWP,
+            "ibv_wr_atomic_cmp_swp");
+
     private final SimUverbs uverbs;
     private final SimQp qp;
     private final long sendOpsFlags;
-    private final ReentrantLock sendQueue = new ReentrantLock();
+    final QueueLock session;
     private final List<Wqe> building = new ArrayList<>();
     private long wrId;
     private int wrFlags;
@@ -59,30 +68,21 @@ final class SimQpExOps implements QpExOps {
         this.uverbs = uverbs;
         this.qp = qp;
         this.sendOpsFlags = sendOpsFlags;
-    }
-
-    /**
-     * Returns once no session is open, as the native provider's destroy waits for one (a session writes
-     * the send queue {@code ibv_destroy_qp(3)} frees); one started after is refused or fails with EIO.
-     */
-    void awaitNoSession() {
-        sendQueue.lock();
-        sendQueue.unlock();
+        this.session = new QueueLock(qp, QueueLock.Kind.SESSION);
     }
 
     @Override
     public void wrStart() {
-        sendQueue.lock();
-        if (qp.isDestroyed()) {
-            sendQueue.unlock();
-            throw new IllegalStateException(qp.describe() + " was already destroyed");
+        if (!session.take("ibv_wr_start")) {
+            throw new IllegalStateException(qp.describe() + (qp.isDestroyed() ? " was already destroyed"
+                    : " is being destroyed"));
         }
         building.clear();
     }
 
     @Override
     public int wrComplete() {
-        requireStarted("wr_complete");
+        requireStarted("ibv_wr_complete");
         try {
             return uverbs.onFabric(() -> {
                 KernelQp q = qp.qp;
@@ -103,24 +103,26 @@ final class SimQpExOps implements QpExOps {
             });
         } finally {
             building.clear();
-            sendQueue.unlock();
+            session.release();
         }
     }
 
     @Override
     public void wrAbort() {
-        requireStarted("wr_abort");
+        requireStarted("ibv_wr_abort");
         building.clear();
-        sendQueue.unlock();
+        session.release();
     }
 
     @Override
     public void wrId(long id) {
+        requireStarted("qpx->wr_id");
         wrId = id;
     }
 
     @Override
     public void wrFlags(int flags) {
+        requireStarted("qpx->wr_flags");
         wrFlags = flags;
     }
 
@@ -164,7 +166,7 @@ final class SimQpExOps implements QpExOps {
     /** rxe's {@code wr_set_sge}: a zero length leaves the WQE without entries. */
     @Override
     public void setSge(int lkey, long address, int length) {
-        Wqe w = last("wr_set_sge");
+        Wqe w = last("ibv_wr_set_sge");
         if (length != 0) {
             w.addresses = new long[] {address};
             w.lengths = new int[] {length};
@@ -174,7 +176,7 @@ final class SimQpExOps implements QpExOps {
 
     @Override
     public void setSgeList(int count, long[] addresses, int[] lengths, int[] lkeys) {
-        Wqe w = last("wr_set_sge_list");
+        Wqe w = last("ibv_wr_set_sge_list");
         w.addresses = Arrays.copyOf(addresses, count);
         w.lengths = Arrays.copyOf(lengths, count);
         w.lkeys = Arrays.copyOf(lkeys, count);
@@ -182,7 +184,7 @@ final class SimQpExOps implements QpExOps {
 
     @Override
     public void setUdAddr(AhHandle ah, int remoteQpn, int remoteQkey) {
-        Wqe w = last("wr_set_ud_addr");
+        Wqe w = last("ibv_wr_set_ud_addr");
         w.ah = uverbs.own(ah, SimAh.class);
         w.remoteQpn = remoteQpn;
         w.remoteQkey = remoteQkey;
@@ -190,12 +192,12 @@ final class SimQpExOps implements QpExOps {
 
     @Override
     public void setXrcSrqn(int remoteSrqn) {
-        last("wr_set_xrc_srqn").xrcSrqn = remoteSrqn;
+        last("ibv_wr_set_xrc_srqn").xrcSrqn = remoteSrqn;
     }
 
     @Override
     public void setInlineData(long address, int length) {
-        Wqe w = last("wr_set_inline_data");
+        Wqe w = last("ibv_wr_set_inline_data");
         w.inline = SimPostVerbs.readInline(qp.device, new long[] {address}, new int[] {length});
         w.addresses = new long[0];
         w.lengths = new int[0];
@@ -203,7 +205,7 @@ final class SimQpExOps implements QpExOps {
     }
 
     private Wqe build(SendOpcode op) {
-        requireStarted("wr_" + op.name().toLowerCase(java.util.Locale.ROOT));
+        requireStarted(BUILDERS.getOrDefault(op, "ibv_wr_" + op.name().toLowerCase(Locale.ROOT)));
         if ((sendOpsFlags & (1L << op.value())) == 0) {
             throw new IllegalStateException(qp.describe() + " has no builder for " + op + ": it was not in "
                     + "send_ops_flags at create");
@@ -231,8 +233,6 @@ final class SimQpExOps implements QpExOps {
     }
 
     private void requireStarted(String call) {
-        if (!sendQueue.isHeldByCurrentThread()) {
-            throw new IllegalStateException(call + " without wr_start on this thread");
-        }
+        session.requireHeld(call);
     }
 }

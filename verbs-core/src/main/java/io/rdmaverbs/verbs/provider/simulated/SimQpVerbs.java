@@ -25,6 +25,7 @@ import io.rdmaverbs.verbs.provider.ContextHandle;
 import io.rdmaverbs.verbs.provider.QpExOps;
 import io.rdmaverbs.verbs.provider.QpHandle;
 import io.rdmaverbs.verbs.provider.QpInitSpec;
+import io.rdmaverbs.verbs.provider.QueueLock;
 import io.rdmaverbs.verbs.provider.QueuePairVerbs;
 import io.rdmaverbs.verbs.provider.RecvWr;
 import io.rdmaverbs.verbs.provider.SendWr;
@@ -203,10 +204,11 @@ final class SimQpVerbs implements QueuePairVerbs {
     public void destroyQp(QpHandle qp) {
         SimQp h = uverbs.own(qp, SimQp.class);
         uverbs.call("ibv_destroy_qp", h);
-        SimQpExOps session = h.exOps;
-        if (session != null) {
-            session.awaitNoSession();
-        }
+        // An open session writes the send queue until its end, as the native provider's destroy waits for it.
+        QueueLock.shutFor(h.exOps == null ? null : h.exOps.session, () -> destroyUnderFabric(h));
+    }
+
+    private void destroyUnderFabric(SimQp h) {
         SimDevice d = h.device;
         uverbs.onFabric(() -> {
             h.requireUsable();

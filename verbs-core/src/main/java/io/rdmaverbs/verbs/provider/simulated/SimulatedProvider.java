@@ -236,6 +236,14 @@ public final class SimulatedProvider implements VerbsProvider {
         return locked(d, d::counts);
     }
 
+    /**
+     * RNR NAKs the device's requesters received: a SEND that found no receive posted, as rxe's
+     * {@code hw_counters/rcvd_rnr_err} counts them. A protocol with credits keeps it at zero.
+     */
+    public long rnrNaksReceived(String deviceName) {
+        return deviceVerbs.device(deviceName).rnrNaksReceived();
+    }
+
     /** Objects left alive by {@code ibv_close_device}, on all devices, oldest first. */
     public List<LeakedObject> leakedObjects() {
         List<LeakedObject> all = new ArrayList<>();

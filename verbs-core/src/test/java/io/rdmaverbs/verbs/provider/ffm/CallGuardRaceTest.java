@@ -15,13 +15,20 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
+import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.provider.CompletionVerbs;
 import io.rdmaverbs.verbs.provider.CqExPoller;
 import io.rdmaverbs.verbs.provider.QpExOps;
@@ -31,10 +38,13 @@ import io.rdmaverbs.verbs.provider.SendWr;
 import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * "A closed handle never reaches native code, from any thread", with the data path guarded only by each
@@ -353,11 +363,334 @@ class CallGuardRaceTest {
         assertThat(refusals).containsExactly(extended.describe() + " is being destroyed");
     }
 
+    @Test
+    void noUdPostIsInsidePostSendOnceTheAddressHandlesDestroyHasQuiescedIt() throws Exception {
+        NativeQp ud = udQp();
+        NativeAh ah = addressHandle();
+        for (int i = 0; i < THREADS; i++) {
+            SendWr wr = qpVerbs.newSendWr(1);
+            wr.datagram(ah, 0x99, 0x1111);
+            WorkRequestChain<SendWr> sends = chainOf(qpVerbs.newSendChain(2, 1));
+            sends.request(0).datagram(ah, 0x99, 0x1111);
+            sends.request(1).datagram(ah, 0x98, 0x1111);
+            inLoop(() -> {
+                qpVerbs.postSend(ud, wr);
+                qpVerbs.postSend(ud, sends);
+            });
+        }
+        awaitCallsInFlight();
+
+        ah.calls().quiesce();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("posts reading a freed AH").isZero();
+        assertThat(refusals).containsExactly(ah.describe() + " is being destroyed");
+    }
+
+    @Test
+    void noSessionIsInsideWrSetUdAddrOnceTheAddressHandlesDestroyHasQuiescedIt() throws Throwable {
+        MemorySegment qpEx = device.object(IbvQpEx.LAYOUT);
+        fill("fake_fill_qp_ex", qpEx);
+        fill("fake_watch_ud_addr", qpEx);
+        NativeQp ud = new NativeQp(provider, qpEx, context, QpType.UD, 0x55, QpCapabilities.of(8, 8),
+                QpCapabilities.of(8, 8), MemorySegment.NULL, MemorySegment.NULL);
+        ud.extend(new NativeQpExOps(provider, ud, qpEx, 1));
+        QpExOps ops = qpVerbs.qpExOps(ud);
+        NativeAh ah = addressHandle();
+        for (int i = 0; i < THREADS; i++) {
+            inLoop(() -> {
+                ops.wrStart();
+                try {
+                    ops.send();
+                    ops.setUdAddr(ah, 0x99, 0x1111);
+                } finally {
+                    ops.wrAbort();
+                }
+            });
+        }
+        awaitCallsInFlight();
+
+        ah.calls().quiesce();
+        declareFreed();
+
+        assertThat(global("watched_calls_while_freed", 8).get(JAVA_LONG, 0)).as("wr_set_ud_addr reading a freed AH")
+                .isZero();
+        assertThat(refusals).containsExactly(ah.describe() + " is being destroyed");
+    }
+
+    // ---- a batch or session on one thread only ----------------------------------------------------
+    //
+    // The provider holds the CQ's (or the send queue's) lock from ibv_start_poll to ibv_end_poll (ibv_wr_start
+    // to ibv_wr_complete or ibv_wr_abort). The fake's counted ops count the batches and sessions open as the
+    // provider sees them: a destroy that returns while one is open leaves it running on a freed object.
+
+    /** A batch of an extended CQ or a session of a QP with send ops, in the words of their refusals. */
+    enum Span {
+        BATCH("batch", "ibv_start_poll", "ibv_end_poll", "the CQ's lock", "poller of the CQ"),
+        SESSION("session", "ibv_wr_start", "ibv_wr_complete", "the send queue's lock", "builder of the QP");
+
+        final String noun;
+        final String start;
+        final String end;
+        final String lock;
+        final String user;
+
+        Span(String noun, String start, String end, String lock, String user) {
+            this.noun = noun;
+            this.start = start;
+            this.end = end;
+            this.lock = lock;
+            this.user = user;
+        }
+    }
+
+    /** A span's object on the fake's counted ops, and how to start and end one. */
+    private record Opened(NativeHandle target, Worker.Call start, Worker.Call end) {
+    }
+
+    private Opened open(Span span) throws Throwable {
+        if (span == Span.BATCH) {
+            NativeCq extended = countedExtendedCq();
+            CqExPoller poller = cqVerbs.cqExPoller(extended);
+            return new Opened(extended, () -> assertThat(poller.startPoll()).isZero(), poller::endPoll);
+        }
+        NativeQp extended = countedExtendedQp();
+        QpExOps ops = qpVerbs.qpExOps(extended);
+        return new Opened(extended, ops::wrStart, ops::wrComplete);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Span.class)
+    void anEndOnAnotherThreadIsRefusedSoTheDestroyStillWaitsForTheOneThatThreadBeginsLater(Span span) throws Throwable {
+        Opened s = open(span);
+        try (Worker o = new Worker("O"); Worker x = new Worker("X")) {
+            // The recipe of issue 20: O starts, X ends O's batch (session), O starts and ends once more, X starts.
+            o.run(s.start);
+            Throwable handOver = x.attempt(s.end);
+            if (handOver != null) {
+                o.run(s.end);   // refused to X, it is still O's to end
+            }
+            o.run(() -> {
+                s.start.run();
+                s.end.run();
+            });
+            x.run(s.start);
+
+            Future<?> destroy = quiesceOnAnotherThread(s.target);
+            assertThat(finishes(destroy, 200)).as("the destroy returned while X's %s was open", span.noun).isFalse();
+            x.run(s.end);
+            destroy.get(10, TimeUnit.SECONDS);
+
+            assertThat(openInProvider()).as("%ses open when the destroy returned", span.noun).isZero();
+            assertThat(handOver).isInstanceOf(WrongThreadException.class)
+                    .hasMessage(s.target.describe() + ": " + span.end + " on thread \"X\", but the " + span.noun
+                            + " is held by thread \"O\": a " + span.noun + " stays on the thread that began it ("
+                            + span.start + " took " + span.lock + " for that thread)");
+            assertThat(x.attempt(s.start)).hasMessage(s.target.describe() + " is being destroyed");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Span.class)
+    void oneHandedToAnotherThreadIsRefusedThereAndTheDestroyThenWaitsOnlyForItsOwnerToEndIt(Span span)
+            throws Throwable {
+        Opened s = open(span);
+        try (Worker o = new Worker("O"); Worker x = new Worker("X")) {
+            o.run(s.start);
+            Throwable handOver = x.attempt(s.end);
+            if (handOver != null) {
+                o.run(s.end);
+            }
+
+            Future<?> destroy = quiesceOnAnotherThread(s.target);
+            assertThat(finishes(destroy, 5_000)).as("the destroy returned, nothing being inside").isTrue();
+            assertThat(openInProvider()).isZero();
+            assertThat(handOver).isInstanceOf(WrongThreadException.class);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Span.class)
+    void aSecondStartInsideTheThreadsOwnIsRefusedSoTheDestroyWaitsForTheOneItHolds(Span span) throws Throwable {
+        Opened s = open(span);
+        try (Worker o = new Worker("O")) {
+            o.run(s.start);
+            Throwable nested = o.attempt(s.start);
+            o.run(s.end);
+
+            Future<?> destroy = quiesceOnAnotherThread(s.target);
+            assertThat(finishes(destroy, 5_000)).as("the destroy returned").isTrue();
+            assertThat(openInProvider()).as("%ses open when the destroy returned", span.noun).isZero();
+            assertThat(nested).isInstanceOf(IllegalStateException.class)
+                    .hasMessage(s.target.describe() + ": " + span.start + " inside this thread's own " + span.noun
+                            + " (a second " + span.user + ", or a start without an end): " + span.lock
+                            + " does not nest, so it would spin forever; end the " + span.noun + " first");
+        }
+    }
+
+    @Test
+    void theReadsAndTheNextOfABatchAreRefusedToAnyThreadButTheOneThatBeganIt() throws Throwable {
+        NativeCq extended = countedExtendedCq();
+        CqExPoller poller = cqVerbs.cqExPoller(extended);
+        try (Worker o = new Worker("O"); Worker x = new Worker("X")) {
+            assertThat(o.call(poller::startPoll)).isZero();
+            long calls = global("watched_calls", 8).get(JAVA_LONG, 0);
+
+            assertThat(x.attempt(poller::nextPoll)).isInstanceOf(WrongThreadException.class)
+                    .hasMessageStartingWith(extended.describe() + ": ibv_next_poll on thread \"X\"");
+            assertThat(x.attempt(poller::wrId)).isInstanceOf(WrongThreadException.class);
+            assertThat(global("watched_calls", 8).get(JAVA_LONG, 0)).as("calls that reached the provider")
+                    .isEqualTo(calls);
+            assertThat(o.call(poller::wrId)).isEqualTo(9);
+            o.run(poller::endPoll);
+            assertThat(x.attempt(poller::nextPoll)).isInstanceOf(IllegalStateException.class)
+                    .hasMessage(extended.describe() + ": ibv_next_poll outside a batch: ibv_start_poll first");
+        }
+    }
+
+    @Test
+    void aDestroyInsideTheThreadsOwnBatchIsRefusedInsteadOfWaitingForeverForItself() throws Throwable {
+        NativeCq extended = countedExtendedCq();
+        CqExPoller poller = cqVerbs.cqExPoller(extended);
+        try (Worker o = new Worker("O")) {
+            assertThat(o.call(poller::startPoll)).isZero();
+
+            Throwable destroy = o.attempt(() -> extended.calls().quiesce());
+
+            assertThat(destroy).isInstanceOf(IllegalStateException.class)
+                    .hasMessage(extended.describe() + ": destroying it inside this thread's own batch would wait "
+                            + "forever for that batch to end: end the batch first");
+            assertThat(o.call(poller::nextPoll)).as("the batch goes on").isEqualTo(Errno.ENOENT.number());
+            o.run(poller::endPoll);
+            assertThat(o.call(poller::startPoll)).as("nothing was shut").isZero();
+            o.run(poller::endPoll);
+        }
+    }
+
+    @Test
+    void theBuildersOfASessionAreRefusedToAnyThreadButTheOneThatBeganIt() throws Throwable {
+        NativeQp extended = countedExtendedQp();
+        QpExOps ops = qpVerbs.qpExOps(extended);
+        try (Worker o = new Worker("O"); Worker x = new Worker("X")) {
+            o.run(ops::wrStart);
+
+            assertThat(x.attempt(() -> ops.wrId(7))).isInstanceOf(WrongThreadException.class)
+                    .hasMessageStartingWith(extended.describe() + ": qpx->wr_id on thread \"X\"");
+            assertThat(x.attempt(ops::send)).isInstanceOf(WrongThreadException.class)
+                    .hasMessageStartingWith(extended.describe() + ": ibv_wr_send on thread \"X\"");
+            o.run(ops::wrAbort);
+            assertThat(o.attempt(ops::send)).isInstanceOf(IllegalStateException.class)
+                    .hasMessage(extended.describe() + ": ibv_wr_send outside a session: ibv_wr_start first");
+        }
+    }
+
     /** {@code chain} at its full length, as a post takes it. */
     private static <W extends io.rdmaverbs.verbs.provider.WorkRequest> WorkRequestChain<W> chainOf(
             WorkRequestChain<W> chain) {
         chain.length(chain.capacity());
         return chain;
+    }
+
+    /** A UD QP on the fake whose posts are watched. */
+    private NativeQp udQp() {
+        return new NativeQp(provider, device.object(IbvQp.LAYOUT), context, QpType.UD, 0x44, QpCapabilities.of(8, 8),
+                QpCapabilities.of(8, 8), fakeOps.find("fake_post_send_watched").orElseThrow(),
+                fakeOps.find("fake_post_recv_watched").orElseThrow());
+    }
+
+    /** An address handle on the fake: memory no op reads, the watch stands for the provider reading it. */
+    private NativeAh addressHandle() {
+        NativePd pd = new NativePd(provider, device.object(IbvCq.LAYOUT), context);
+        return new NativeAh(provider, device.object(IbvCq.LAYOUT), pd);
+    }
+
+    /** An extended CQ on the fake whose batch ops are watched and counted. */
+    private NativeCq countedExtendedCq() throws Throwable {
+        global("watched_open", 8).set(JAVA_LONG, 0, 0);
+        MemorySegment cqEx = device.object(IbvCqEx.LAYOUT);
+        fill("fake_count_cq_ex", cqEx);
+        NativeCq extended = new NativeCq(provider, cqEx, context, 16, null, MemorySegment.NULL, MemorySegment.NULL);
+        extended.extend(cqEx);
+        return extended;
+    }
+
+    /** A QP with send ops on the fake whose session ops are watched and counted. */
+    private NativeQp countedExtendedQp() throws Throwable {
+        global("watched_open", 8).set(JAVA_LONG, 0, 0);
+        MemorySegment qpEx = device.object(IbvQpEx.LAYOUT);
+        fill("fake_fill_qp_ex", qpEx);
+        fill("fake_count_qp_ex", qpEx);
+        NativeQp extended = new NativeQp(provider, qpEx, context, QpType.RC, 0x33, QpCapabilities.of(8, 8),
+                QpCapabilities.of(8, 8), MemorySegment.NULL, MemorySegment.NULL);
+        extended.extend(new NativeQpExOps(provider, extended, qpEx, 1));
+        return extended;
+    }
+
+    /** Batches or sessions the provider has begun and not ended. */
+    private static long openInProvider() {
+        return global("watched_open", 8).get(JAVA_LONG, 0);
+    }
+
+    /** The first step of a destroy of {@code handle}, on a thread of its own. */
+    private static Future<?> quiesceOnAnotherThread(NativeHandle handle) {
+        CallGuards calls = handle instanceof NativeCq c ? c.calls() : ((NativeQp) handle).calls();
+        FutureTask<Void> destroy = new FutureTask<>(calls::quiesce, null);
+        Thread.ofPlatform().name("destroy").daemon().start(destroy);
+        return destroy;
+    }
+
+    /** Whether {@code task} finishes within {@code millis}; its failure is the test's. */
+    private static boolean finishes(Future<?> task, long millis) throws Exception {
+        try {
+            task.get(millis, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException stillRunning) {
+            return false;
+        }
+    }
+
+    /** One named thread the test hands calls to, one at a time: which thread makes which call is the test's. */
+    private static final class Worker implements AutoCloseable {
+
+        /** A call that may throw anything. */
+        @FunctionalInterface
+        interface Call {
+            void run() throws Throwable;
+        }
+
+        private final ExecutorService thread;
+
+        Worker(String name) {
+            thread = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name(name).daemon().unstarted(r));
+        }
+
+        <T> T call(Callable<T> call) throws Exception {
+            return thread.submit(call).get(10, TimeUnit.SECONDS);
+        }
+
+        void run(Call call) throws Throwable {
+            Throwable failed = attempt(call);
+            if (failed != null) {
+                throw failed;
+            }
+        }
+
+        /** What {@code call} threw on this thread, or null. */
+        @Nullable Throwable attempt(Call call) throws Exception {
+            return thread.submit(() -> {
+                try {
+                    call.run();
+                    return (Throwable) null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            }).get(10, TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void close() {
+            thread.shutdownNow();
+        }
     }
 
     /** Calls {@code fake_ops.c}'s {@code function(object)}, which points the object's ops at watched ones. */

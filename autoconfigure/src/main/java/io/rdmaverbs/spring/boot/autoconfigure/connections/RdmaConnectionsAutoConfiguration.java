@@ -8,17 +8,17 @@ import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rdmaverbs.spring.boot.autoconfigure.VerbsAutoConfiguration;
-import io.rdmaverbs.spring.boot.connections.AttemptGuards;
 import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations;
-import io.rdmaverbs.spring.boot.connections.ConnectionMetrics;
 import io.rdmaverbs.spring.boot.connections.ConnectionObserver;
 import io.rdmaverbs.spring.boot.connections.ConnectionsRegistrar;
-import io.rdmaverbs.spring.boot.connections.PeerCircuitBreakers;
-import io.rdmaverbs.spring.boot.connections.PeerRetries;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsEventLog;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsFactory;
-import io.rdmaverbs.spring.boot.connections.RdmaConnectionsHealthContributor;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsLifecycle;
+import io.rdmaverbs.spring.boot.health.RdmaConnectionsHealthContributor;
+import io.rdmaverbs.spring.boot.metrics.ConnectionMetrics;
+import io.rdmaverbs.spring.boot.resilience.AttemptGuards;
+import io.rdmaverbs.spring.boot.resilience.PeerCircuitBreakers;
+import io.rdmaverbs.spring.boot.resilience.PeerRetries;
 import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.connection.Connections;
@@ -100,6 +100,12 @@ public final class RdmaConnectionsAutoConfiguration {
                 () -> Optional.ofNullable(teardown.getIfAvailable()).flatMap(VerbsTeardown::report));
     }
 
+    /**
+     * The peers' breakers and their meters, bound by the configuration that makes the breakers: a
+     * {@code @ConditionalOnBean(PeerCircuitBreakers.class)} in a sibling configuration sees only the bean
+     * definitions registered before it, and nested configurations are not registered in declaration order
+     * (it never matched, so {@code resilience4j.circuitbreaker.state} had no peer breaker).
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(CircuitBreaker.class)
     static class CircuitBreakerConfiguration {
@@ -108,6 +114,18 @@ public final class RdmaConnectionsAutoConfiguration {
         @ConditionalOnMissingBean
         PeerCircuitBreakers rdmaPeerCircuitBreakers() {
             return new PeerCircuitBreakers();
+        }
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass({ MeterRegistry.class, TaggedCircuitBreakerMetrics.class })
+        @ConditionalOnBean(MeterRegistry.class)
+        static class CircuitBreakerMetricsConfiguration {
+
+            @Bean
+            @ConditionalOnMissingBean(name = "rdmaPeerCircuitBreakerMetrics")
+            TaggedCircuitBreakerMetrics rdmaPeerCircuitBreakerMetrics(PeerCircuitBreakers breakers) {
+                return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers.registry());
+            }
         }
     }
 
@@ -131,18 +149,6 @@ public final class RdmaConnectionsAutoConfiguration {
             @ConditionalOnMissingBean(name = "rdmaPeerRetryMetrics")
             TaggedRetryMetrics rdmaPeerRetryMetrics(PeerRetries retries) {
                 return TaggedRetryMetrics.ofRetryRegistry(retries.registry());
-            }
-        }
-
-        @Configuration(proxyBeanMethods = false)
-        @ConditionalOnClass({ TaggedCircuitBreakerMetrics.class, CircuitBreaker.class })
-        static class CircuitBreakerMetricsConfiguration {
-
-            @Bean
-            @ConditionalOnMissingBean(name = "rdmaPeerCircuitBreakerMetrics")
-            @ConditionalOnBean(PeerCircuitBreakers.class)
-            TaggedCircuitBreakerMetrics rdmaPeerCircuitBreakerMetrics(PeerCircuitBreakers breakers) {
-                return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers.registry());
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.rdmaverbs.spring.boot.autoconfigure.diagnostics;
 
+import io.rdmaverbs.spring.boot.connections.ListenerBindException;
 import io.rdmaverbs.spring.boot.resources.DeclaredResourceCreationException;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
@@ -17,7 +18,11 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 final class VerbFailureAnalyzer extends AbstractFailureAnalyzer<VerbsException> {
 
     @Override
-    protected FailureAnalysis analyze(Throwable rootFailure, VerbsException cause) {
+    protected @Nullable FailureAnalysis analyze(Throwable rootFailure, VerbsException cause) {
+        if (findCause(rootFailure, ListenerBindException.class) != null) {
+            // Not a create: ListenerBindFailureAnalyzer names the listener's property, whatever the analyzers' order.
+            return null;
+        }
         DeclaredResourceCreationException declared = findCause(rootFailure, DeclaredResourceCreationException.class);
         String what;
         String values;

@@ -12,12 +12,12 @@ import io.rdmaverbs.spring.boot.autoconfigure.connections.Hosts.Host;
 import io.rdmaverbs.spring.boot.connections.PeerState;
 import io.rdmaverbs.spring.boot.descriptor.ConnectionDescriptor;
 import io.rdmaverbs.spring.boot.endpoint.VerbsEndpoint;
+import io.rdmaverbs.spring.boot.health.RdmaConnectionsHealthContributor;
 import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.ResourceKind;
 import io.rdmaverbs.verbs.ResourceRef;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionEvent;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsFactory;
-import io.rdmaverbs.spring.boot.connections.RdmaConnectionsHealthContributor;
 import io.rdmaverbs.spring.boot.connections.RdmaListener;
 import io.rdmaverbs.spring.boot.connections.RdmaPeer;
 import io.rdmaverbs.spring.boot.connections.RdmaPeerConnectedEvent;
@@ -297,6 +297,17 @@ class ConnectedHostsTests {
     }
 
     @Test
+    void thePeersCircuitBreakerStateIsAMeterNamedAfterThePeer() {
+        b.echoPeer(a).run(peerSide -> {
+            assertThat(peerSide).hasNotFailed();
+            MeterRegistry meters = peerSide.getBean(MeterRegistry.class);
+            assertThat(meters.find("resilience4j.circuitbreaker.state").tag("name", "rdma-peer-echo")
+                    .tag("state", "closed").gauge()).as("the peer's breaker, closed").isNotNull()
+                    .satisfies(closed -> assertThat(closed.value()).isEqualTo(1));
+        });
+    }
+
+    @Test
     void shutdownDisconnectsBeforeTheVerbsTeardownAndLeavesNothingOnEitherHost() {
         ClosedResources closed = new ClosedResources();
         a.echoListener().run(listenerSide -> {
@@ -312,10 +323,11 @@ class ConnectedHostsTests {
 
                 assertThat(peer.state()).isEqualTo(PeerState.STOPPED);
                 assertThat(verbs.resources()).isEmpty();
-                // The connection first, dependents before what they depend on, then the channel...
+                // The connection first, dependents before what they depend on, then the completion loop's
+                // channel and the event channel...
                 assertThat(closed.names().stream().filter(n -> !n.startsWith("cm-event#")).toList())
                         .containsExactly("cm/conn-1/qp", "cm/conn-1", "cm/conn-1/mr", "cm/conn-1/pd", "cm/conn-1/cq",
-                                "cm/conn-1/channel", "cm/events", b.device() + "@rdma_cm");
+                                "cm/completions-" + b.device() + "-0", "cm/events", b.device() + "@rdma_cm");
                 // ...all before the verbs teardown, which found only librdmacm's context left to forget.
                 assertThat(teardown.report().orElseThrow().closed())
                         .extracting(ResourceRef::name).containsExactly(b.device() + "@rdma_cm");

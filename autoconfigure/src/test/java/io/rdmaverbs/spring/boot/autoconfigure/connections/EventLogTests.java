@@ -67,10 +67,10 @@ class EventLogTests {
                 "{\"time\":T,\"event\":\"stopped-connecting\",\"peer\":\"echo\",\"address\":\"" + at
                         + "\",\"connected\":true}",
                 "{\"time\":T,\"event\":\"disconnected\",\"peer\":\"echo\",\"connection\":\"cm/conn-1\",\"remote\":\""
-                        + at + "\",\"state\":\"DISCONNECTED\",\"afterMs\":N,\"disconnectFailure\":null}",
+                        + at + "\",\"disconnect\":\"BY_THIS_SIDE\",\"afterMs\":N,\"disconnectFailure\":null}",
                 "{\"time\":T,\"event\":\"released\",\"peer\":\"echo\",\"connection\":\"cm/conn-1\",\"flushed\":3,"
-                        + "\"closed\":[" + closed("cm/conn-1", "rxe1") + "],\"left\":[]}",
-                "{\"time\":T,\"event\":\"channel-closed\",\"tookMs\":N}",
+                        + "\"flushComplete\":true,\"closed\":[" + closed("cm/conn-1", "rxe1") + "],\"left\":[]}",
+                channelClosed("rxe1"),
                 "{\"time\":T,\"event\":\"teardown\",\"policy\":\"strict\",\"tookMs\":N,\"closed\":N,\"left\":[]}");
         List<String> listenerLines = masked(listenerLog);
         assertThat(listenerLines).hasSize(6);
@@ -79,16 +79,16 @@ class EventLogTests {
                 + "\"connection\":\"cm/conn-2\",\"remote\":\"\\[" + b.address().replace(".", "\\.") + "]:\\d+\"}");
         assertThat(listenerLines.get(2)).matches("\\{\"time\":T,\"event\":\"ended\",\"listener\":\"echo\","
                 + "\"connection\":\"cm/conn-2\",\"remote\":\"\\[[^\"]+]:\\d+\",\"reason\":\"the other side "
-                + "disconnected \\(RDMA_CM_EVENT_DISCONNECTED\\)\",\"failedCompletions\":\\[.*]}");
+                + "disconnected \\(RDMA_CM_EVENT_DISCONNECTED\\)\",\"byPeer\":true,\"failedCompletions\":\\[.*]}");
         assertThat(listenerLines.subList(3, 6)).containsExactly(
                 "{\"time\":T,\"event\":\"stopped-listening\",\"listener\":\"echo\",\"address\":\"" + at
-                        + "\",\"connected\":false}",
-                "{\"time\":T,\"event\":\"channel-closed\",\"tookMs\":N}",
+                        + "\",\"requestsRejected\":0,\"connected\":false}",
+                channelClosed("rxe0"),
                 "{\"time\":T,\"event\":\"teardown\",\"policy\":\"strict\",\"tookMs\":N,\"closed\":N,\"left\":[]}");
 
         // What the guests run on the same lines: a renamed key or event fails here, not in a qemu run.
         assertThat(guestCheck(peerLog, "connected=1")).startsWith("  cm/conn-1: connected, disconnected by the "
-                + "shutdown: DISCONNECTED after ").endsWith("ok event log: 1 connection(s), 1 disconnected by the "
+                + "shutdown: BY_THIS_SIDE after ").endsWith("ok event log: 1 connection(s), 1 disconnected by the "
                         + "shutdown, 0 ended by themselves; stopped: peer 'echo' stopped-connecting (connected)\n");
         assertThat(guestCheck(listenerLog, "unconnected")).contains("  cm/conn-2: accepted, ended by itself (ended): "
                 + "the other side disconnected (RDMA_CM_EVENT_DISCONNECTED)").endsWith("ok event log: 1 connection(s), "
@@ -129,7 +129,7 @@ class EventLogTests {
         assertThat(lines).hasSize(6);
         assertThat(lines.get(2)).matches("\\{\"time\":T,\"event\":\"down\",\"peer\":\"echo\",\"connection\":"
                 + "\"cm/conn-\\d+\",\"remote\":\"\\[" + a.address().replace(".", "\\.") + "]:7471\",\"reason\":\"the other side disconnected "
-                + "\\(RDMA_CM_EVENT_DISCONNECTED\\)\",\"failedCompletions\":"
+                + "\\(RDMA_CM_EVENT_DISCONNECTED\\)\",\"byPeer\":true,\"failedCompletions\":"
                 + "\\[\"\\d+ x RECV WR_FLUSH_ERR\"(,\"\\d+ x SEND WR_FLUSH_ERR\")?]}");
         assertThat(lines.get(3)).isEqualTo("{\"time\":T,\"event\":\"stopped-connecting\",\"peer\":\"echo\","
                 + "\"address\":\"[" + a.address() + "]:7471\",\"connected\":false}");
@@ -207,8 +207,17 @@ class EventLogTests {
                 resource("rdma_destroy_id", "cm-id", connection, device),
                 resource("ibv_dereg_mr", "mr", connection + "/mr", device),
                 resource("ibv_dealloc_pd", "pd", connection + "/pd", device),
-                resource("ibv_destroy_cq", "cq", connection + "/cq", device),
-                resource("ibv_destroy_comp_channel", "channel", connection + "/channel", device));
+                resource("ibv_destroy_cq", "cq", connection + "/cq", device));
+    }
+
+    /**
+     * The connection manager's own channels, last: its completion loop's completion channel, then the CM event
+     * channel (rdma_destroy_event_channel(3) only once every id on it is gone).
+     */
+    private static String channelClosed(String device) {
+        return "{\"time\":T,\"event\":\"channel-closed\",\"tookMs\":N,\"connectsAborted\":0,\"closed\":["
+                + resource("ibv_destroy_comp_channel", "channel", "cm/completions-" + device + "-0", device) + ","
+                + resource("rdma_destroy_event_channel", "cm-channel", "cm/events", "rdma_cm") + "],\"failures\":[]}";
     }
 
     private static String resource(String verb, String kind, String name, String device) {

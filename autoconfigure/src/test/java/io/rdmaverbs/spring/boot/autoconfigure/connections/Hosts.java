@@ -1,7 +1,5 @@
 package io.rdmaverbs.spring.boot.autoconfigure.connections;
 
-import java.nio.ByteBuffer;
-
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
 import io.rdmaverbs.spring.boot.connections.RdmaMessageHandler;
 import io.rdmaverbs.verbs.provider.VerbsProvider;
@@ -64,7 +62,15 @@ final class Hosts {
         }
     }
 
+    /** Answers every request with its own payload, and sends every one-way message back. */
     static RdmaMessageHandler echo() {
-        return (session, message) -> session.send(ByteBuffer.allocate(message.remaining()).put(message).flip());
+        return message -> {
+            byte[] payload = message.toByteArray();
+            if (message.isRequest()) {
+                message.reply(payload);
+            } else {
+                message.session().send(payload);
+            }
+        };
     }
 }

@@ -1,27 +1,43 @@
 package io.rdmaverbs.spring.boot.autoconfigure.diagnostics;
 
+import java.time.Duration;
+import java.util.Objects;
+
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
 import io.rdmaverbs.spring.boot.autoconfigure.connections.RdmaConnectionsAutoConfiguration;
 import io.rdmaverbs.spring.boot.connections.RdmaMessageHandler;
+import io.rdmaverbs.verbs.provider.VerbsProvider;
+import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
+import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.core.io.support.SpringFactoriesLoader.ArgumentResolver;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** Startup failures of {@code rdma.verbs.connections}, as the failure analysis prints them. */
 class ConnectionFailureAnalyzersTests {
 
     private static final String LISTENER = "rdma.verbs.connections.listeners.echo";
     private static final String PEER = "rdma.verbs.connections.peers.echo";
+    /** rxe0's link-local address on the simulated provider: fe80:: and its GUID. */
+    private static final String RXE0 = "fe80:0:0:0:a81f:aeff:fee9:9992";
 
     private final ApplicationContextRunner runner = Contexts.simulated()
             .withConfiguration(AutoConfigurations.of(RdmaConnectionsAutoConfiguration.class));
 
     private final ApplicationContextRunner withHandler = runner.withBean("echo", RdmaMessageHandler.class,
-            () -> (session, message) -> session.send(message));
+            () -> message -> message.reply(message.toByteArray()));
 
     @Test
     void aHostNameAsAddressIsRefusedNamingTheProperty() {
@@ -66,7 +82,7 @@ class ConnectionFailureAnalyzersTests {
     @Test
     void aListenerWithTwoCandidateHandlersMustNameOne() {
         FailureAnalysis analysis = analyze(withHandler.withBean("other", RdmaMessageHandler.class,
-                () -> (session, message) -> { }).withPropertyValues(LISTENER + ".device=rxe0"));
+                () -> message -> { }).withPropertyValues(LISTENER + ".device=rxe0"));
         assertThat(analysis.getDescription()).contains(LISTENER + ".handler", "2 RdmaMessageHandler beans",
                 "echo", "other");
     }
@@ -88,21 +104,40 @@ class ConnectionFailureAnalyzersTests {
     }
 
     @Test
-    void aListenerPortAlreadyInUseFailsTheStartupNamingTheVerbAndErrno() {
-        ApplicationContextRunner twoOnOnePort = withHandler.withPropertyValues(LISTENER + ".device=rxe0",
-                "rdma.verbs.connections.listeners.again.device=rxe0",
-                "rdma.verbs.connections.listeners.again.handler=echo");
-        twoOnOnePort.run(context -> assertThat(context.getStartupFailure()).isNotNull()
-                .hasStackTraceContaining("EADDRINUSE").hasStackTraceContaining("rdma_bind_addr"));
+    void aSecondListenerOnTheSamePortNamesThePortPropertyAndTheListenerThatHasIt() {
+        SimulatedProvider provider = SimulatedProvider.of(DeviceProfile.rxe("rxe0"));
+        FailureAnalysis analysis = analyze(withHandler.withBean(VerbsProvider.class, () -> provider)
+                .withPropertyValues(LISTENER + ".device=rxe0", "rdma.verbs.connections.listeners.again.device=rxe0"));
+        assertThat(analysis.getDescription()).startsWith("RDMA listener 'echo' could not listen on [" + RXE0 + "]:7471: "
+                + "rdma_bind_addr on ").contains("failed with EADDRINUSE (98)");
+        assertThat(analysis.getAction()).isEqualTo("The listener 'again' of this application listens on that port "
+                + "already: give " + LISTENER + ".port another value, or 0 to let the connection manager pick a free "
+                + "port.");
+        // The listener 'again' had started: nothing of the failed startup is left, its listening id included.
+        assertThat(provider.liveCmIds()).as("CM ids left by the failed startup").isZero();
     }
 
+    @Test
+    void aListenerOnAnAddressThisHostDoesNotHaveNamesTheAddressProperty() {
+        FailureAnalysis analysis = analyze(withHandler.withPropertyValues(LISTENER + ".address=fe80::dead:beef"));
+        assertThat(analysis.getDescription()).startsWith("RDMA listener 'echo' could not listen on "
+                + "[fe80:0:0:0:0:0:dead:beef]:7471: rdma_bind_addr on ").contains("failed with EADDRNOTAVAIL (99)");
+        assertThat(analysis.getAction()).isEqualTo("No RDMA device of this host has that address: set "
+                + LISTENER + ".address to an address of one (ip -6 addr show dev <its netdev>; rdma link names the "
+                + "netdev), or replace it by " + LISTENER + ".device=<device name> to listen on the device's "
+                + "link-local address.");
+    }
+
+    /** What Spring Boot prints: the analysis of the first registered analyzer that knows the failure. */
     private static FailureAnalysis analyze(ApplicationContextRunner runner) {
         FailureAnalysis[] analysis = new FailureAnalysis[1];
         runner.run(context -> {
             assertThat(context).hasFailed();
-            Throwable failure = context.getStartupFailure();
-            FailureAnalysis a = new InvalidConnectionSettingFailureAnalyzer().analyze(failure);
-            analysis[0] = a != null ? a : new RequiredPeerUnavailableFailureAnalyzer().analyze(failure);
+            ArgumentResolver resolver = ArgumentResolver.of(BeanFactory.class, new DefaultListableBeanFactory())
+                    .and(Environment.class, new StandardEnvironment());
+            analysis[0] = SpringFactoriesLoader.forDefaultResourceLocation().load(FailureAnalyzer.class, resolver)
+                    .stream().map(a -> a.analyze(context.getStartupFailure())).filter(Objects::nonNull).findFirst()
+                    .orElse(null);
         });
         assertThat(analysis[0]).as("the analysis of the startup failure").isNotNull();
         return analysis[0];

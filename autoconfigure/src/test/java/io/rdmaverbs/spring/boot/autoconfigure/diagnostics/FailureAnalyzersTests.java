@@ -10,6 +10,8 @@ import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException;
 import io.rdmaverbs.verbs.provider.ProviderUnavailableException.Reason;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -43,6 +45,8 @@ class FailureAnalyzersTests {
                 .hasAtLeastOneElementOfType(DuplicateResourceKeyFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(InvalidDeclarationFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(InvalidConnectionSettingFailureAnalyzer.class)
+                .hasAtLeastOneElementOfType(ListenerBindFailureAnalyzer.class)
+                .hasAtLeastOneElementOfType(InvalidVerbsSettingFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(RequiredPeerUnavailableFailureAnalyzer.class)
                 .hasAtLeastOneElementOfType(VerbFailureAnalyzer.class);
     }
@@ -230,6 +234,45 @@ class FailureAnalyzersTests {
         assertThat(analysis.getDescription()).contains(MAIN + ".xrc-domains.x0.exclusive")
                 .contains("without create (O_CREAT)");
         assertThat(analysis.getAction()).contains("Set " + MAIN + ".xrc-domains.x0.create to true");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "-1KB", "0" })
+    void aMemoryRegionWithoutPositiveSizeIsADeclarationErrorNamingTheSize(String size) {
+        FailureAnalysis analysis = analyze(new InvalidDeclarationFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues(Contexts.FULL).withPropertyValues(MAIN + ".memory-regions.buf.size=" + size));
+        assertThat(analysis.getDescription()).isEqualTo("Invalid RDMA resource declaration: " + MAIN
+                + ".memory-regions.buf.size is " + (size.equals("0") ? "0" : "-1024")
+                + " bytes, but a memory region registers at least one byte.");
+        assertThat(analysis.getAction()).isEqualTo("Set " + MAIN + ".memory-regions.buf.size to the number of bytes "
+                + "to allocate and register, e.g. 64KB.");
+    }
+
+    @Test
+    void remoteWriteWithoutLocalWriteIsADeclarationErrorNamingTheAccess() {
+        FailureAnalysis analysis = analyze(new InvalidDeclarationFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues(Contexts.FULL)
+                .withPropertyValues(MAIN + ".memory-regions.buf.access=remote-write"));
+        assertThat(analysis.getDescription()).contains(MAIN + ".memory-regions.buf.access", "remote-write",
+                "local-write", "ibv_reg_mr(3)");
+        assertThat(analysis.getAction()).isEqualTo("Add local-write to " + MAIN + ".memory-regions.buf.access "
+                + "(access: [local-write, remote-write]).");
+    }
+
+    @Test
+    void aNegativeTeardownTimeoutIsRefusedNamingThePropertyAndWhatZeroMeans() {
+        FailureAnalysis analysis = analyze(new InvalidVerbsSettingFailureAnalyzer(), Contexts.simulated()
+                .withPropertyValues("rdma.verbs.teardown.timeout=-3s"));
+        assertThat(analysis.getDescription()).isEqualTo("Invalid RDMA verbs setting rdma.verbs.teardown.timeout: it is "
+                + "-3s, and a wait cannot be negative.");
+        assertThat(analysis.getAction()).contains("or to 0 for a single close attempt without waiting",
+                "rdma.verbs.teardown.policy decides");
+    }
+
+    @Test
+    void aZeroTeardownTimeoutIsAccepted() {
+        Contexts.simulated().withPropertyValues("rdma.verbs.teardown.timeout=0").run(context ->
+                assertThat(context).hasNotFailed());
     }
 
     private static <T extends Throwable> FailureAnalysis analyze(AbstractFailureAnalyzer<T> analyzer,

@@ -1,9 +1,7 @@
 package io.rdmaverbs.spring.boot.autoconfigure.docs;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,8 +9,8 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * docs/connections.md's listen/connect/exchange example compiles against today's API and, run on two
- * simulated hosts, prints exactly what the page quotes ({@link MarkdownExamples} says how pages mark it).
+ * docs/connections.md's examples (listen/connect/exchange, one-sided RDMA) compile against today's API and,
+ * run on two simulated hosts, print exactly what the page quotes ({@link MarkdownExamples} says how pages mark it).
  */
 class ConnectionsExamplesTests {
 
@@ -22,16 +20,8 @@ class ConnectionsExamplesTests {
     Path work;
 
     @Test
-    void theListenConnectExchangeExampleRunsAndPrintsWhatThePageQuotes() throws IOException {
-        MarkdownExamples examples = MarkdownExamples.of(PAGE);
-        assertThat(examples.unmarkedJava()).as("```java blocks without an <!-- example: ... --> marker").isEmpty();
-        assertThat(examples.programs()).extracting(MarkdownExamples.Program::name).containsExactly("connections");
-        MarkdownExamples.Program program = examples.programs().getFirst();
-        Path dir = work.resolve(program.name());
-        Files.createDirectories(dir);
-
-        List<String> problems = ExampleRun.check(program, dir);
-
-        assertThat(problems).as("problems of example '%s'", program.name()).isEmpty();
+    void theListenConnectExchangeAndOneSidedExamplesRunAndPrintWhatThePageQuotes() throws IOException {
+        assertThat(ExampleRun.checkPrograms(PAGE, work, "connections", "one-sided"))
+                .as("problems of docs/connections.md").isEmpty();
     }
 }

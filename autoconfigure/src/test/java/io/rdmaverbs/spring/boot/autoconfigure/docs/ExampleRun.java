@@ -36,7 +36,7 @@ import io.rdmaverbs.verbs.Verbs;
  *
  * <p>The program is the units' hidden and visible lines, in page order, as the body of
  * {@code DocSnippets.main} (so a frame in a quoted stack reads {@code DocSnippets.main}); top-level
- * {@code static} lines become members of the class. Each top-level statement that declares nothing runs
+ * {@code static} lines and type declarations (a class made {@code static}) become members of the class. Each top-level statement that declares nothing runs
  * in its own {@code try}: an exception it throws is printed as {@code SimpleName: message}, as the
  * pages show them (its message alone for a {@code messages only} program), and the program goes on with the next statement, so one example can show a refused
  * close and go on. A declaration must succeed. A unit quoting no output must print nothing.
@@ -52,7 +52,12 @@ final class ExampleRun {
     static final List<String> IMPORTS = List.of("io.rdmaverbs.verbs.*", "io.rdmaverbs.verbs.attr.*",
             "io.rdmaverbs.verbs.provider.*", "io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider",
             "io.rdmaverbs.verbs.provider.simulated.*", "io.rdmaverbs.verbs.connection.*", "java.net.*",
-            "java.nio.file.*", "java.time.*", "java.util.*", "java.util.concurrent.*");
+            "java.nio.file.*", "java.time.*", "java.util.*", "java.util.concurrent.*",
+            "io.rdmaverbs.spring.boot.messaging.*", "java.lang.foreign.MemorySegment", "java.util.zip.CRC32",
+            "org.springframework.boot.WebApplicationType", "org.springframework.boot.Banner",
+            "org.springframework.boot.builder.SpringApplicationBuilder",
+            "org.springframework.boot.autoconfigure.EnableAutoConfiguration",
+            "org.springframework.context.annotation.Import");
 
     private static final String CLASS = "DocSnippets";
     private static final String UNIT_START = "\u0000unit ";
@@ -79,6 +84,28 @@ final class ExampleRun {
     private ExampleRun(Program program, Path work) {
         this.program = program;
         this.work = work;
+    }
+
+    /**
+     * The problems of the programs {@code names} of {@code page}, in that order, a page whose every ```java
+     * block is marked: its unmarked blocks and each program's own problems.
+     */
+    static List<String> checkPrograms(Path page, Path work, String... names) throws IOException {
+        MarkdownExamples examples = MarkdownExamples.of(page);
+        List<String> problems = new ArrayList<>();
+        examples.unmarkedJava().forEach(b -> problems.add(page.getFileName() + ":" + b.line()
+                + ": a ```java block without an <!-- example: ... --> marker"));
+        List<String> found = examples.programs().stream().map(Program::name).toList();
+        if (!found.equals(List.of(names))) {
+            problems.add(page.getFileName() + ": programs " + found + ", not " + List.of(names));
+            return problems;
+        }
+        for (Program program : examples.programs()) {
+            Path dir = work.resolve(program.name());
+            Files.createDirectories(dir);
+            problems.addAll(check(program, dir));
+        }
+        return problems;
     }
 
     /** The problems of {@code program}, each naming its page line; empty when it compiles and prints what the page shows. */
@@ -137,6 +164,14 @@ final class ExampleRun {
                 for (int i = range[0]; i <= range[1]; i++) {
                     members.add(lines.get(i));
                     memberLines.add(firstLine + i);
+                }
+                continue;
+            }
+            if (TypeDeclarations.isDeclaration(code)) {
+                List<String> member = TypeDeclarations.asMember(lines.subList(range[0], range[1] + 1));
+                for (int i = 0; i < member.size(); i++) {
+                    members.add(member.get(i));
+                    memberLines.add(firstLine + range[0] + i);
                 }
                 continue;
             }

@@ -9,10 +9,13 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.rdmaverbs.spring.boot.autoconfigure.Contexts;
+import io.rdmaverbs.spring.boot.autoconfigure.connections.RdmaConnectionsAutoConfiguration;
+import io.rdmaverbs.spring.boot.connections.RdmaMessageHandler;
 import io.rdmaverbs.verbs.provider.ffm.NativeVerbsProvider;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.env.YamlPropertySourceLoader;
@@ -28,8 +31,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The sample's configuration (application.yml and the active profile's file, the simulated one
  * unless the arguments say otherwise) started with command-line arguments on top, and what the first
- * failure analyzer that knows its startup failure makes of it, as Spring Boot does. The sample's own
- * {@code LoopbackExchange} bean, which one example collides with, is stood in for by a plain object.
+ * failure analyzer that knows its startup failure makes of it, as Spring Boot does, with the
+ * connections' auto-configuration among the others. Two of the sample's own beans are stood in for:
+ * {@code LoopbackExchange}, which one example collides with, by a plain object, and the listener
+ * {@code echo}'s handler, {@code EchoHandler}, by a handler that echoes.
  *
  * <p>The native profile loads libibverbs, and a JVM loads one libibverbs for good (the other tests
  * need it unloaded): those startups run in a JVM of their own ({@link #main}).
@@ -130,8 +135,10 @@ final class SampleStartup {
             sample.addAll(yaml.load(file, new FileSystemResource(SAMPLE_CONFIG.resolve(file))));
         }
         ApplicationContextRunner runner = Contexts.all()
+                .withConfiguration(AutoConfigurations.of(RdmaConnectionsAutoConfiguration.class))
                 .withInitializer(context -> sample.forEach(context.getEnvironment().getPropertySources()::addLast))
                 .withBean("loopbackExchange", Object.class, Object::new)
+                .withBean("echoHandler", RdmaMessageHandler.class, () -> message -> { })
                 .withPropertyValues(properties.toArray(String[]::new));
         FailureAnalysis[] analysis = new FailureAnalysis[1];
         runner.run(context -> {

@@ -8,12 +8,12 @@ import java.util.regex.Pattern;
  * Top-level statements of a Java snippet, as line ranges: enough of a lexer (strings, characters,
  * comments, brackets) to see where a statement ends. A statement ends at a {@code ;} outside brackets,
  * or at the {@code }} closing a block statement ({@code try}, {@code for}, {@code while}, {@code if})
- * unless {@code catch}, {@code finally} or {@code else} follows.
+ * unless {@code catch}, {@code finally} or {@code else} follows, or a type declaration.
  */
 final class Statements {
 
-    private static final Pattern BLOCK_STATEMENT = Pattern.compile("^(try|for|while|if|do|synchronized|switch)\\b.*",
-            Pattern.DOTALL);
+    private static final Pattern BLOCK_STATEMENT = Pattern.compile("^(try|for|while|if|do|synchronized|switch)\\b.*"
+            + "|" + TypeDeclarations.PATTERN, Pattern.DOTALL);
     private static final Pattern CONTINUED = Pattern.compile("^\\s*(catch|finally|else)\\b.*", Pattern.DOTALL);
 
     private Statements() {

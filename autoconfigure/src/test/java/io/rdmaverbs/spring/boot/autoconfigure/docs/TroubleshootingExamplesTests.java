@@ -47,7 +47,7 @@ class TroubleshootingExamplesTests {
         List<String> lines = Files.readAllLines(PAGE, StandardCharsets.UTF_8);
         List<Integer> startupFailures = startupFailures(lines).stream().map(f -> f.quote().line()).toList();
         MarkdownExamples examples = MarkdownExamples.of(PAGE);
-        assertThat(startupFailures).as("page lines of the blocks marked <!-- startup-failure: ... -->").hasSize(13);
+        assertThat(startupFailures).as("page lines of the blocks marked <!-- startup-failure: ... -->").hasSize(18);
         assertThat(examples.unmarkedJava()).isEmpty();
         assertThat(examples.unmarkedOutput()).as("quoted blocks neither a startup failure nor an example produces")
                 .extracting(MarkdownExamples.Block::line)
