@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -113,6 +114,40 @@ class EventLogTests {
                 .toList());
         assertThat(guestCheck(cut, "any")).contains("FAIL event log ", " has 0 ends, want 1",
                 "no teardown: the verbs teardown never reported");
+    }
+
+    @Test
+    void theGuestCheckTakesALostConnectionWhoseReleaseTheShutdownOvertookAsOneEnd() throws IOException {
+        Path log = dir.resolve("a.jsonl");
+        a.echoListener().withPropertyValues("rdma.verbs.connections.event-log=" + log)
+                .run(listenerSide -> b.echoPeer(a).run(peerSide -> {
+                    assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
+                    listenerSide.close();
+                }));
+        List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+        String accepted = lines.stream().filter(l -> l.contains("\"accepted\"")).findFirst().orElseThrow();
+        // Two hosts stopped at once: the other side's DREQ ended the session just before this side's shutdown,
+        // whose close then found it no longer connected.
+        String ended = accepted.replace("\"accepted\"", "\"ended\"").replaceFirst("}$",
+                ",\"reason\":\"the other side disconnected (RDMA_CM_EVENT_DISCONNECTED)\",\"byPeer\":true,"
+                        + "\"failedCompletions\":[]}");
+        List<String> raced = new ArrayList<>(lines);
+        raced.add(raced.indexOf(accepted) + 1, ended);
+
+        assertThat(guestCheck(write("overtaken.jsonl", raced, "BY_THIS_SIDE", "NOT_CONNECTED"), "any"))
+                .contains(": accepted, ended by itself (ended): the other side disconnected "
+                        + "(RDMA_CM_EVENT_DISCONNECTED); released by the shutdown (NOT_CONNECTED)")
+                .contains("ok event log: 1 connection(s), 0 disconnected by the shutdown, 1 ended by themselves");
+        assertThat(guestCheck(write("twice.jsonl", raced, "BY_THIS_SIDE", "BY_THIS_SIDE"), "any"))
+                .contains("FAIL event log ", "ended by itself, then the shutdown disconnected it BY_THIS_SIDE");
+        assertThat(guestCheck(write("failed.jsonl", lines, "BY_THIS_SIDE", "FAILED"), "any"))
+                .contains("FAIL event log ", "the shutdown's disconnect saw no RDMA_CM_EVENT_DISCONNECTED (FAILED");
+    }
+
+    /** {@code lines} with the disconnected line's {@code disconnect} value {@code from} replaced, as {@code name}. */
+    private Path write(String name, List<String> lines, String from, String to) throws IOException {
+        return Files.write(dir.resolve(name), lines.stream()
+                .map(l -> l.replace("\"disconnect\":\"" + from + "\"", "\"disconnect\":\"" + to + "\"")).toList());
     }
 
     @Test
