@@ -133,8 +133,11 @@ def check(records, expect):
     elif expect == "unconnected" and live_departures:
         problems.append(f"the shutdown disconnected {len(live_departures)} connection(s), want none")
     by_peer = sum(1 for d in live_departures if d["disconnect"] == "BY_PEER")
+    # Ended in the shutdown's first instants (the other side's DREQ), before its disconnect: no end of its own.
+    gone = sum(1 for n, d in departed.items() if n not in lost and d[0]["disconnect"] == "NOT_CONNECTED")
     summary = (f"{len(began)} connection(s), {len(live_departures)} disconnected by the shutdown"
                + (f" ({by_peer} by the peer first)" if by_peer else "")
+               + (f", {gone} no longer connected when it came to them" if gone else "")
                + f", {sum(1 for n in began if n in lost)} ended by themselves; stopped: {', '.join(stops) or 'none'}")
     return lines, summary, problems
 
