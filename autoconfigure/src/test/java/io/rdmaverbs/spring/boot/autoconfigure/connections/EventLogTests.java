@@ -260,9 +260,14 @@ class EventLogTests {
                 + device + "\"}";
     }
 
-    /** The lines, with what differs between runs masked: T for a time, N for a pid, id or duration. */
+    /**
+     * The lines, with what differs between runs masked: T for a time, N for a pid, id or duration; and without
+     * the acknowledgement of a CM event the release found still unacknowledged (rdma_ack_cm_event(3), first
+     * when the DISCONNECTED was not yet acknowledged: a matter of timing).
+     */
     private static List<String> masked(Path log) throws IOException {
         return Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+                .map(l -> l.replaceAll("\\{\"verb\":\"rdma_ack_cm_event\"[^}]*},?", ""))
                 .map(l -> l.replaceAll("\"time\":\"[^\"]+\"", "\"time\":T")
                         .replaceAll("\"(pid|id|setupMs|afterMs|tookMs)\":\\d+", "\"$1\":N")
                         .replaceAll("(\"event\":\"teardown\".*\"closed\"):\\d+", "$1:N"))
