@@ -99,12 +99,7 @@ class EventLogTests {
 
     @Test
     void theGuestCheckFailsALogWhoseConnectionHasNoEndOrWhoseShutdownIsCutShort() throws IOException {
-        Path log = dir.resolve("a.jsonl");
-        a.echoListener().withPropertyValues("rdma.verbs.connections.event-log=" + log)
-                .run(listenerSide -> b.echoPeer(a).run(peerSide -> {
-                    assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
-                    listenerSide.close();
-                }));
+        Path log = listenersLogStoppedWhileConnected();
         assertThat(guestCheck(log, "connected=1")).startsWith("  cm/conn-").contains("ok event log: ");
         assertThat(guestCheck(log, "connected=2")).contains("FAIL event log ",
                 "the shutdown disconnected 1 connection(s), want 2");
@@ -118,12 +113,7 @@ class EventLogTests {
 
     @Test
     void theGuestCheckTakesALostConnectionWhoseReleaseTheShutdownOvertookAsOneEnd() throws IOException {
-        Path log = dir.resolve("a.jsonl");
-        a.echoListener().withPropertyValues("rdma.verbs.connections.event-log=" + log)
-                .run(listenerSide -> b.echoPeer(a).run(peerSide -> {
-                    assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
-                    listenerSide.close();
-                }));
+        Path log = listenersLogStoppedWhileConnected();
         List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
         String accepted = lines.stream().filter(l -> l.contains("\"accepted\"")).findFirst().orElseThrow();
         // Two hosts stopped at once: the other side's DREQ ended the session just before this side's shutdown,
@@ -176,12 +166,7 @@ class EventLogTests {
 
     @Test
     void everyLineIsAJsonObjectWithTimeAndEvent() throws IOException {
-        Path log = dir.resolve("a.jsonl");
-        a.echoListener().withPropertyValues("rdma.verbs.connections.event-log=" + log)
-                .run(listenerSide -> b.echoPeer(a).run(peerSide -> {
-                    assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
-                    listenerSide.close();
-                }));
+        Path log = listenersLogStoppedWhileConnected();
         List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
         assertThat(lines).hasSizeGreaterThanOrEqualTo(6);
         for (String line : lines) {
@@ -272,6 +257,17 @@ class EventLogTests {
                         .replaceAll("\"(pid|id|setupMs|afterMs|tookMs)\":\\d+", "\"$1\":N")
                         .replaceAll("(\"event\":\"teardown\".*\"closed\"):\\d+", "$1:N"))
                 .toList();
+    }
+
+    /** The listener's event log of a stop while b's peer is connected to it (its shutdown disconnects it). */
+    private Path listenersLogStoppedWhileConnected() {
+        Path log = dir.resolve("a.jsonl");
+        a.echoListener().withPropertyValues("rdma.verbs.connections.event-log=" + log)
+                .run(listenerSide -> b.echoPeer(a).run(peerSide -> {
+                    assertThat(peer(peerSide).awaitConnected(WAIT)).isTrue();
+                    listenerSide.close();
+                }));
+        return log;
     }
 
     private static RdmaPeer peer(ConfigurableApplicationContext context) {
