@@ -6,11 +6,15 @@
 #
 # usage: build.sh [--force]
 # env:   SOFTROCE_CACHE  cache directory (default ~/.cache/rdma-verbs/softroce)
-#        SOFTROCE_KPKG   kernel package (default: newest linux-image-6.1.*-amd64)
+#        SOFTROCE_KPKG   kernel: a package (linux-image-6.12.117+deb12-amd64) or a
+#                        series (6.12: its newest package with an apt candidate);
+#                        default 6.1, Debian 12's own
 #
 # The image lives in $SOFTROCE_CACHE/img/<key>, key = hash(init, build.sh,
-# kernel package+version, busybox version); $SOFTROCE_CACHE/current points at the
-# last one built. An unchanged key is reused; anything else is rebuilt.
+# kernel package+version, busybox version), one per kernel side by side, so that
+# runs on alternating kernels reuse theirs; a series resolved here is recorded
+# in $SOFTROCE_CACHE/series/<series> for run.sh. An unchanged key is reused;
+# anything else is rebuilt. The last line on stderr names the image.
 set -euo pipefail
 export LC_ALL=C   # apt-cache output is parsed below: no translations
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,7 +31,7 @@ esac
 
 T0=$(sr_now_us)
 CACHE=$SOFTROCE_CACHE
-mkdir -p "$CACHE"/{deb,img}
+mkdir -p "$CACHE"/{deb,img,series}
 
 # One builder at a time per cache (CI and a developer, or parallel Maven modules).
 exec 9>"$CACHE/.lock"
@@ -68,12 +72,13 @@ fi
 
 # ---- kernel package ----
 # Debian's cloud flavour lacks rxe and 9p and rt/dbg/unsigned are not what we
-# want: only the plain signed generic image. apt-cache also lists names whose
-# version left the archive, so take the newest one that still has a candidate.
-newest_kpkg() {
-  local names
-  mapfile -t names < <(apt-cache pkgnames linux-image-6.1. 2>/dev/null \
-    | grep -E '^linux-image-6\.1\.[0-9]+-[0-9]+-amd64$' | sort -rV)
+# want: only the plain signed generic image (6.1.0-57-amd64, and the backported
+# series' 6.12.117+deb12-amd64). apt-cache also lists names whose version left
+# the archive, so take the newest one that still has a candidate.
+newest_kpkg() {   # newest_kpkg SERIES
+  local names re=${1//./\\.}
+  mapfile -t names < <(apt-cache pkgnames "linux-image-$1." 2>/dev/null \
+    | grep -E "^linux-image-$re\.[0-9]+(-[0-9]+|\+deb[0-9]+)-amd64$" | sort -rV)
   [ ${#names[@]} -gt 0 ] || return 0
   apt-cache policy "${names[@]}" 2>/dev/null | awk '
     /^[^ ]/ { pkg = $1; sub(/:$/, "", pkg) }
@@ -83,11 +88,13 @@ candidate_version() {
   apt-cache policy "$1" 2>/dev/null | awk '/^  Candidate:/ && $2 != "(none)" { print $2; exit }'
 }
 
-KPKG=${SOFTROCE_KPKG:-}
-if [ -z "$KPKG" ]; then
-  KPKG=$(newest_kpkg)
-  if [ -z "$KPKG" ]; then apt_update_once; KPKG=$(newest_kpkg); fi
-  [ -n "$KPKG" ] || sr_die "apt knows no linux-image-6.1.*-amd64 package"
+KPKG=${SOFTROCE_KPKG:-$SOFTROCE_DEFAULT_SERIES}
+SERIES=
+if sr_is_series "$KPKG"; then
+  SERIES=$KPKG
+  KPKG=$(newest_kpkg "$SERIES")
+  if [ -z "$KPKG" ]; then apt_update_once; KPKG=$(newest_kpkg "$SERIES"); fi
+  [ -n "$KPKG" ] || sr_die "apt knows no linux-image-$SERIES.*-amd64 package with a candidate"
 fi
 [[ $KPKG =~ ^linux-image-[0-9][A-Za-z0-9.+~-]*$ ]] || sr_die "SOFTROCE_KPKG=$KPKG is not a linux-image-* package name"
 KVER=$(candidate_version "$KPKG")
@@ -100,9 +107,14 @@ RECIPE=$(sr_recipe_hash "$HERE")
 KEY=$(printf '%s\n' "$RECIPE" "$KPKG" "$KVER" "$BBVER" | sha256sum | cut -c1-16)
 IMG=$CACHE/img/$KEY
 
+# run.sh finds a series' image through this (written once the image exists).
+record_series() {
+  [ -z "$SERIES" ] && return 0
+  printf '%s\n' "$KPKG" > "$CACHE/series/$SERIES.tmp" && mv -f "$CACHE/series/$SERIES.tmp" "$CACHE/series/$SERIES"
+}
 if [ "$FORCE" = 0 ] && [ -f "$IMG/info" ] && [ -f "$IMG/vmlinuz" ] && [ -f "$IMG/initramfs.cpio.gz" ]; then
   touch "$IMG"   # keeps it off the pruning list below
-  ln -sfn "img/$KEY" "$CACHE/current.tmp" && mv -T "$CACHE/current.tmp" "$CACHE/current"
+  record_series
   sr_log "reused image $KEY ($KPKG $KVER) in $(sr_since "$T0") s"
   exit 0
 fi
@@ -217,12 +229,18 @@ BOOT=$BOOT
 BUILT=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 EOF
 rm -rf "$IMG" && mv "$IMG.tmp" "$IMG"
-ln -sfn "img/$KEY" "$CACHE/current.tmp" && mv -T "$CACHE/current.tmp" "$CACHE/current"
+record_series
 
-# Keep the three newest images (another checkout may still use an older init);
-# a running guest does not care, qemu has read its kernel and initrd at start.
-# shellcheck disable=SC2012  # names are hex keys
-ls -1t "$CACHE/img" | tail -n +4 | while read -r old; do rm -rf "${CACHE:?}/img/$old"; done
+# Keep the three newest images of each kernel package (another checkout may still
+# use an older init); a running guest does not care, qemu has read its kernel and
+# initrd at start.
+declare -A kept=()
+# shellcheck disable=SC2045  # names are hex keys; newest first is what ls -t gives
+for old in $(ls -1t "$CACHE/img"); do
+  p=$(sed -n 's/^KPKG=//p' "$CACHE/img/$old/info" 2>/dev/null)
+  kept[$p]=$(( ${kept[$p]:-0} + 1 ))
+  [ "${kept[$p]}" -le 3 ] || rm -rf "${CACHE:?}/img/$old"
+done
 # Kernel packages no kept image was built from go too (~70 MB each).
 keep=$(cat "$CACHE"/img/*/info 2>/dev/null | awk -F= '$1 == "KPKG" { p = $2 } $1 == "KVER" { gsub(":", "%3a", $2); print p "_" $2 "_amd64.deb" }')
 for d in "$CACHE"/deb/*.deb; do

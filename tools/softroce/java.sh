@@ -30,8 +30,7 @@ ERRDIR=${SOFTROCE_HS_ERR_DIR:-${SOFTROCE_SHARE:-}}
 if [ ! -d "$ERRDIR" ] || [ ! -w "$ERRDIR" ]; then sr_die "hs_err dir $ERRDIR is not a writable directory"; fi
 [ "${SOFTROCE_GUEST:-0}" = 1 ] || sr_log "WARNING: not inside the soft-RoCE guest (no SOFTROCE_GUEST=1)"
 
-FLAGS=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC "-XX:ErrorFile=$ERRDIR/hs_err_pid%p.log"
-       --enable-native-access=ALL-UNNAMED)
+FLAGS=("${SOFTROCE_JVM_FLAGS[@]}" "-XX:ErrorFile=$ERRDIR/hs_err_pid%p.log")
 PIDFILE=$(mktemp "${TMPDIR:-/tmp}/softroce-java.XXXXXX")
 trap 'rm -f "$PIDFILE"' EXIT
 

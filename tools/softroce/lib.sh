@@ -6,6 +6,9 @@
 # shellcheck disable=SC2034  # the variables are used by the scripts sourcing this
 SOFTROCE_CACHE=${SOFTROCE_CACHE:-${HOME:-/root}/.cache/rdma-verbs/softroce}
 SOFTROCE_DEFAULT_JDK=/usr/lib/jvm/temurin-25-jdk-amd64
+# The guest JVMs' flags (java.sh adds its -XX:ErrorFile): C1 only and the serial GC under TCG. An AOT
+# cache made for those JVMs (two-hosts-spring.sh trains the sample's on the host) needs the same ones.
+SOFTROCE_JVM_FLAGS=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
 
 # Exit codes of the harness itself (documented in docs/softroce.md). They can
 # collide with a command's own code; the message on stderr tells them apart.
@@ -24,11 +27,89 @@ sr_since() {
   printf '%d.%d' $(( d / 1000000 )) $(( d % 1000000 / 100000 ))
 }
 
+# Milliseconds, for the waits below and the timings (no date(1) per poll: every
+# process costs under TCG).
+sr_now_ms() { local us; us=$(sr_now_us); printf '%s' $((us / 1000)); }
+
+# ---- waits ----
+# sr_wait_for SECONDS CONDITION...: runs CONDITION (a command, in this shell, so
+# that it may set variables) every SR_POLL seconds (default 0.2) until it
+# succeeds (0) or SECONDS have passed (1). If SR_GIVE_UP names a command, it is
+# run before each further look and ends the wait at once when it succeeds (2):
+# the other side of a two-host test gave up, say. A condition is always looked
+# at once more after the bound, so that a slow poll cannot cost a late success.
+sr_wait_for() {
+  local end
+  end=$(( $(sr_now_ms) + $1 * 1000 ))
+  shift
+  until "$@"; do
+    if [ -n "${SR_GIVE_UP:-}" ] && $SR_GIVE_UP; then return 2; fi
+    if [ "$(sr_now_ms)" -ge "$end" ]; then "$@" && return 0; return 1; fi
+    sleep "${SR_POLL:-0.2}"
+  done
+}
+# The two hosts of two-hosts.sh meet on files in $SOFTROCE_WIRE_DIR.
+sr_on_wire() { [ -e "$SOFTROCE_WIRE_DIR/$1" ]; }
+# sr_wire_wait NAME SECONDS: waits for the file NAME on the wire (sr_wait_for's codes).
+sr_wire_wait() { sr_wait_for "$2" sr_on_wire "$1"; }
+
 # Hash of everything that ends up inside the boot image except the kernel
 # itself: a changed init or build recipe must produce a new image.
 sr_recipe_hash() {
   local here=$1
   cat "$here/init" "$here/build.sh" | sha256sum | cut -c1-16
+}
+
+# ---- kernels: one boot image per kernel package, kept side by side ----
+# A kernel is named by its Debian package (linux-image-6.12.117+deb12-amd64) or
+# by its series (6.12: the newest package of it with an apt candidate); unset,
+# it is Debian 12's own series. SOFTROCE_KPKG carries the name to build.sh and
+# run.sh; the scripts' --kernel sets it.
+SOFTROCE_DEFAULT_SERIES=6.1
+sr_is_series() { [[ $1 =~ ^[0-9]+\.[0-9]+$ ]]; }
+# sr_kernel_label NAME: a short name for result dirs and messages (6.1, 6.12.117).
+sr_kernel_label() {
+  local n=${1:-$SOFTROCE_DEFAULT_SERIES}
+  if sr_is_series "$n"; then printf '%s' "$n"; return; fi
+  n=${n#linux-image-}; n=${n%-amd64}; n=${n%%+*}
+  printf '%s' "$n"
+}
+# sr_kernel_is NAME RELEASE: whether a guest's `uname -r` RELEASE is the kernel NAME asked for.
+sr_kernel_is() {
+  local n=${1:-$SOFTROCE_DEFAULT_SERIES}
+  if sr_is_series "$n"; then [[ $2 == "$n".* ]]; else [ "$2" = "${n#linux-image-}" ]; fi
+}
+# sr_find_image RECIPE KPKG: the newest image dir in the cache built by this
+# recipe from that package, or nothing.
+sr_find_image() {
+  local d
+  # shellcheck disable=SC2045  # names are hex keys; newest first is what ls -t gives
+  for d in $(ls -1dt "$SOFTROCE_CACHE"/img/*/ 2>/dev/null); do
+    d=${d%/}
+    if [ ! -f "$d/info" ] || [ ! -f "$d/initramfs.cpio.gz" ]; then continue; fi
+    grep -qxF "RECIPE=$1" "$d/info" && grep -qxF "KPKG=$2" "$d/info" && { printf '%s' "$d"; return 0; }
+  done
+  return 1
+}
+# sr_resolved_kpkg NAME: the package NAME stands for, as build.sh last resolved
+# it (a series) or as given (a package); nothing when a series was never resolved.
+sr_resolved_kpkg() {
+  local n=${1:-$SOFTROCE_DEFAULT_SERIES}
+  if sr_is_series "$n"; then cat "$SOFTROCE_CACHE/series/$n" 2>/dev/null; else printf '%s' "$n"; fi
+}
+
+# What each kernel's rxe does where the kernels were measured to differ, so that a
+# check can expect this kernel's own answer (docs/softroce.md, "Two kernels").
+# sr_rxe_after_live_cut RELEASE (uname -r): after a link cut under a live RC
+# connection and the link back up, "wedged" (that host's rxe device carries no
+# packet until it is re-created: 6.1.192) or "recovers" (6.12.117); "unknown"
+# for a kernel nobody measured, which a check must report rather than guess.
+sr_rxe_after_live_cut() {
+  case "$1" in
+    6.1.*) echo wedged ;;
+    6.12.*) echo recovers ;;
+    *) echo unknown ;;
+  esac
 }
 
 # Paths travel to the guest on the kernel command line, which is split on

@@ -3,7 +3,9 @@
 # runs one shell command (bash) in a chroot of this machine's root filesystem,
 # which the guest sees read-only over virtio-9p. See docs/softroce.md.
 #
-# usage: run.sh [--share DIR]... [--env NAME[=VALUE]]... [--] '<shell command>'
+# usage: run.sh [--kernel NAME] [--share DIR]... [--env NAME[=VALUE]]... [--] '<shell command>'
+#   --kernel NAME the guest's kernel: a Debian package (linux-image-6.12.117+deb12-amd64) or a
+#                 series (6.12); sets SOFTROCE_KPKG (default 6.1, Debian 12's own)
 #   --share DIR   host dir shared read-write, at the same absolute path in the
 #                 guest (created if missing; repeatable). The first one is
 #                 $SOFTROCE_SHARE in the guest: java.sh puts hs_err logs there.
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
     --share=*) SHARES_IN+=("${1#*=}"); shift ;;
     --env) [ $# -ge 2 ] || usage; ENVS+=("$2"); shift 2 ;;
     --env=*) ENVS+=("${1#*=}"); shift ;;
+    --kernel) [ $# -ge 2 ] || usage; export SOFTROCE_KPKG=$2; shift 2 ;;
     -h|--help) help; exit 0 ;;
     --) shift; break ;;
     -*) sr_log "unknown option: $1"; usage ;;
@@ -77,16 +80,14 @@ case "$PCWD" in
     fi ;;
 esac
 
-# ---- boot image: reuse the cache unless init/build.sh changed or another
-# kernel is asked for (build.sh alone chases a newer Debian kernel) ----
-CACHE=$SOFTROCE_CACHE
-info_get() { sed -n "s/^$1=//p" "$CACHE/current/info" 2>/dev/null; }
-if [ ! -f "$CACHE/current/info" ] \
-   || [ "$(info_get RECIPE)" != "$(sr_recipe_hash "$HERE")" ] \
-   || { [ -n "${SOFTROCE_KPKG:-}" ] && [ "$(info_get KPKG)" != "$SOFTROCE_KPKG" ]; }; then
+# ---- boot image: this recipe's image of the kernel asked for, built only when
+# the cache has none (build.sh alone chases a newer Debian kernel) ----
+RECIPE=$(sr_recipe_hash "$HERE")
+image() { local k; k=$(sr_resolved_kpkg "${SOFTROCE_KPKG:-}") && [ -n "$k" ] && sr_find_image "$RECIPE" "$k"; }
+if ! IMG=$(image); then
   "$HERE/build.sh" >&2 || sr_die "build.sh failed"
+  IMG=$(image) || sr_die "build.sh left no image of ${SOFTROCE_KPKG:-$SOFTROCE_DEFAULT_SERIES} in $SOFTROCE_CACHE"
 fi
-IMG=$(readlink -f "$CACHE/current")
 KERNEL=$IMG/vmlinux   # PVH entry of the unpacked kernel, see build.sh
 [ -f "$KERNEL" ] || KERNEL=$IMG/vmlinuz
 if [ ! -f "$KERNEL" ] || [ ! -f "$IMG/initramfs.cpio.gz" ]; then sr_die "no boot image in $IMG"; fi

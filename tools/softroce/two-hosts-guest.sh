@@ -2,7 +2,8 @@
 # Inside each guest of two-hosts.sh (never run it on the host): wires this host to the other one,
 # then runs its command. Steps, each bounded and each logged with the guest uptime to
 # $SOFTROCE_OUT/steps (the host reads it to say which step failed):
-#   boot     the guest is up (kernel, 9p, rxe0 on dummy0: run.sh's init did that)
+#   boot     the guest is up (kernel, 9p, rxe0 on dummy0: run.sh's init did that); its kernel
+#            release (uname -r) goes to $SOFTROCE_OUT/kernel
 #   link     eth0 up and its fixed link-local address usable (no DAD wait)
 #   rxe      rxe1 on eth0, port ACTIVE
 #   peer     the other guest reached "rxe" too (a file in the common wire dir)
@@ -12,6 +13,9 @@
 # SOFTROCE_PEER_ADDR, SOFTROCE_OUT, SOFTROCE_WIRE_DIR, SOFTROCE_TWO_HOSTS_CMD and the
 # SOFTROCE_TWO_*_TIMEOUT values.
 set -uo pipefail
+# shellcheck disable=SC2317  # the conditions are called by name through wait_for
+# shellcheck source=lib.sh
+. "$SOFTROCE_HOME/lib.sh"
 
 host=$SOFTROCE_HOST
 peer=$SOFTROCE_PEER_HOST
@@ -25,18 +29,15 @@ fail() {
   step "failed:$1"
   exit 125
 }
-# wait_for STEP SECONDS CONDITION...: polls CONDITION every 0.1 s, fails STEP after SECONDS.
+# wait_for STEP SECONDS CONDITION...: lib.sh's wait, polling every 0.1 s; fails STEP after SECONDS.
 wait_for() {
-  local what=$1 limit=$2 n=0
+  local what=$1 limit=$2
   shift 2
-  until "$@"; do
-    n=$((n + 1))
-    [ "$n" -lt $((limit * 10)) ] || fail "$what" "not done after $limit s ($*)"
-    sleep 0.1
-  done
+  SR_POLL=0.1 sr_wait_for "$limit" "$@" || fail "$what" "not done after $limit s ($*)"
 }
 
 step boot
+uname -r > "$SOFTROCE_OUT/kernel"
 
 # ---- link: the address is derived from the fixed MAC, so it is known before it exists; DAD off
 # because the wire holds exactly two fixed, distinct MACs and a DAD wait costs ~1-2 s per link up,

@@ -4,10 +4,12 @@
 # whose other end is the other guest: a qemu socket netdev over 127.0.0.1, fixed MACs, IPv6
 # link-local addresses only (A fe80::5054:ff:fe00:a, B fe80::5054:ff:fe00:b). See docs/softroce.md.
 #
-# usage: two-hosts.sh [--out DIR] [--env NAME[=VALUE]]... [--] '<command on A>' '<command on B>'
+# usage: two-hosts.sh [--out DIR] [--kernel NAME] [--env NAME[=VALUE]]... [--] '<command on A>' '<command on B>'
 #   --out DIR     results (default ./target/softroce/two-hosts): A.log, B.log (each guest's
 #                 output and run.sh's messages), A.rc, B.rc, and the dirs A/, B/ (each host's
 #                 writable $SOFTROCE_OUT, holding its `steps` file) and wire/ (seen by both)
+#   --kernel NAME both guests' kernel: a package (linux-image-6.12.117+deb12-amd64) or a series
+#                 (6.12), as SOFTROCE_KPKG (default: Debian 12's own, 6.1)
 #   --env N[=V]   export N in both guests (value from this environment if no =V)
 # In each guest, besides run.sh's variables: SOFTROCE_HOST (A|B), SOFTROCE_PEER_HOST,
 # SOFTROCE_ADDR / SOFTROCE_PEER_ADDR (own / peer address with scope, fe80::...%eth0),
@@ -31,6 +33,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
     --env) [ $# -ge 2 ] || usage; ENVS+=(--env "$2"); shift 2 ;;
+    --kernel) [ $# -ge 2 ] || usage; export SOFTROCE_KPKG=$2; shift 2 ;;
     -h|--help) help; exit 0 ;;
     --) shift; break ;;
     -*) sr_log "unknown option: $1"; usage ;;

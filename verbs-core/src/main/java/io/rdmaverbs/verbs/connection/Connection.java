@@ -553,6 +553,11 @@ public final class Connection implements AutoCloseable {
         }
     }
 
+    /** Whether its manager's shutdown began ({@link PortWait} gives up then). */
+    boolean managerClosing() {
+        return owner.isClosing();
+    }
+
     /** The close's first phase: ends the session and disconnects, unless that happened already. */
     synchronized ConnectionCloseReport.Disconnect disconnectForClose() {
         Session s = session;

@@ -347,6 +347,11 @@ public final class Connections implements AutoCloseable {
         return loop.isLoopThread();
     }
 
+    /** Whether {@link #close(Duration)} began: it releases every connection itself. */
+    boolean isClosing() {
+        return closed;
+    }
+
     void track(CmId id, EventLoop.Sink sink) {
         loop.register(id, sink);
     }

@@ -11,9 +11,11 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.CRC32;
 
 import io.rdmaverbs.verbs.CloseRefusedException;
@@ -38,6 +40,8 @@ import io.rdmaverbs.verbs.provider.simulated.SimulatedNetwork;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -475,5 +479,91 @@ class ConnectionsTest {
         assertThat(c.cmId().role()).isEqualTo(CmIdRole.CONNECTED);
         c.close();
         assertThat(List.of(c.completionChannel(), c.queuePair(), c.cmId())).allMatch(VerbsResource::isClosed);
+    }
+
+    /**
+     * {@link PortWait}: a connection lost with its port down is released only once the port is ACTIVE again
+     * (a DREQ sent on a down port reaches nobody, and on rxe with Linux 6.12 leaves the device's GSI QP in
+     * ERR), and never held back longer than its bound, its owner's stop or its manager's close.
+     */
+    @Nested
+    class PortWaitOfAConnection {
+
+        private Connection connection;
+
+        @BeforeEach
+        void connect() throws Exception {
+            CompletableFuture<Connection> accepted = new CompletableFuture<>();
+            ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
+                    request -> accepted.complete(request.accept()));
+            connection = client.connect(ConnectSpec.to(listener.address()).raw());
+            assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
+        }
+
+        @AfterEach
+        void portBack() {
+            clientHost.setPortState("rxe1", 1, PortState.ACTIVE);
+        }
+
+        @Test
+        void aPortThatIsActiveHoldsNothingBack() {
+            long started = System.nanoTime();
+
+            assertThat(PortWait.untilActive(connection, WAIT, () -> false)).isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
+        }
+
+        @Test
+        void aPortThatIsDownHoldsTheReleaseUntilItIsActiveAgain() throws Exception {
+            clientHost.setPortState("rxe1", 1, PortState.DOWN);
+            CompletableFuture<Optional<PortWait.Held>> wait = CompletableFuture
+                    .supplyAsync(() -> PortWait.untilActive(connection, WAIT, () -> false));
+
+            Thread.sleep(500);
+            assertThat(wait).as("held while the port is down").isNotDone();
+            clientHost.setPortState("rxe1", 1, PortState.ACTIVE);
+
+            PortWait.Held held = wait.get(5, TimeUnit.SECONDS).orElseThrow();
+            assertThat(held.outcome()).isEqualTo(PortWait.Outcome.ACTIVE);
+            assertThat(held.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(500));
+            assertThat(held).hasToString("port 1 of rxe1 was down: released once it was ACTIVE again after "
+                    + held.waited().toMillis() + " ms");
+        }
+
+        @Test
+        void aPortThatStaysDownIsWaitedForNoLongerThanTheBound() {
+            clientHost.setPortState("rxe1", 1, PortState.DOWN);
+
+            PortWait.Held held = PortWait.untilActive(connection, Duration.ofMillis(300), () -> false).orElseThrow();
+
+            assertThat(held.outcome()).isEqualTo(PortWait.Outcome.STILL_DOWN);
+            assertThat(held.waited()).isBetween(Duration.ofMillis(300), Duration.ofSeconds(2));
+        }
+
+        @Test
+        void theOwnersStopEndsTheWait() throws Exception {
+            clientHost.setPortState("rxe1", 1, PortState.DOWN);
+            AtomicBoolean stopping = new AtomicBoolean();
+            CompletableFuture<Optional<PortWait.Held>> wait = CompletableFuture
+                    .supplyAsync(() -> PortWait.untilActive(connection, WAIT, stopping::get));
+
+            Thread.sleep(300);
+            stopping.set(true);
+
+            assertThat(wait.get(2, TimeUnit.SECONDS).orElseThrow().outcome()).isEqualTo(PortWait.Outcome.STOPPING);
+        }
+
+        @Test
+        void theManagersCloseEndsTheWait() throws Exception {
+            clientHost.setPortState("rxe1", 1, PortState.DOWN);
+            CompletableFuture<Optional<PortWait.Held>> wait = CompletableFuture
+                    .supplyAsync(() -> PortWait.untilActive(connection, WAIT, () -> false));
+
+            Thread.sleep(300);
+            client.close(Duration.ofMillis(500));
+
+            assertThat(wait.get(2, TimeUnit.SECONDS).orElseThrow().outcome()).isIn(PortWait.Outcome.STOPPING,
+                    PortWait.Outcome.NOT_QUERYABLE);
+        }
     }
 }

@@ -106,7 +106,7 @@ final class ConnectionsShutdown {
                     .map(ConnectionsShutdown::released).collect(Collectors.joining(", ")));
         }
         logger.info("RDMA connections: connection manager event channel closed (rdma_destroy_event_channel)");
-        return new Result(report, owners, stopped);
+        return new Result(report, owners, listenerNames, stopped);
     }
 
     /**
@@ -114,10 +114,12 @@ final class ConnectionsShutdown {
      *
      * @param report verbs-core's report
      * @param owners each connection's owner, by connection name
+     * @param listenerNames each declared listener's name, by the name of its listening id
      * @param stopped what was stopped, for the summary line: {@code peer 'echo'}, {@code listener 'echo' (2
      *        connection(s) disconnected)}
      */
-    record Result(ShutdownReport report, Map<String, Owner> owners, List<String> stopped) {
+    record Result(ShutdownReport report, Map<String, Owner> owners, Map<String, String> listenerNames,
+            List<String> stopped) {
     }
 
     /** The words of a connection's lines: whose it is. */

@@ -6,11 +6,11 @@ import org.springframework.context.ApplicationEvent;
 
 /**
  * An application event of a declared listener or peer: a peer connected or went down, a listener
- * accepted a connection. Published on the thread that saw it happen; a slow {@code @EventListener}
- * delays that peer's or listener's next step, nothing else.
+ * accepted a connection or one it accepted ended. Published on the thread that saw it happen; a slow
+ * {@code @EventListener} delays that peer's or listener's next step, nothing else.
  */
 public abstract sealed class RdmaConnectionEvent extends ApplicationEvent
-        permits RdmaPeerConnectedEvent, RdmaPeerDownEvent, RdmaConnectionAcceptedEvent {
+        permits RdmaPeerConnectedEvent, RdmaConnectionAcceptedEvent, RdmaConnectionLostEvent {
 
     private final String name;
     private final InetSocketAddress remoteAddress;

@@ -11,6 +11,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -41,15 +42,19 @@ public final class RdmaConnectionsLifecycle implements SmartLifecycle {
 
     private final RdmaConnectionsFactory factory;
     private final Duration disconnectTimeout;
+    private final ApplicationEventPublisher events;
     private volatile boolean running;
 
     /**
      * @param disconnectTimeout the bound of the whole stop: of the wait for the connections' DISCONNECTED
      *        above all
+     * @param events where the stop's {@link RdmaConnectionsStoppedEvent} goes
      */
-    public RdmaConnectionsLifecycle(RdmaConnectionsFactory factory, Duration disconnectTimeout) {
+    public RdmaConnectionsLifecycle(RdmaConnectionsFactory factory, Duration disconnectTimeout,
+            ApplicationEventPublisher events) {
         this.factory = factory;
         this.disconnectTimeout = disconnectTimeout;
+        this.events = events;
     }
 
     @Override
@@ -119,17 +124,19 @@ public final class RdmaConnectionsLifecycle implements SmartLifecycle {
     @Override
     public void stop() {
         ConnectionsShutdown shutdown = new ConnectionsShutdown(disconnectTimeout);
-        List<String> stopped;
+        ConnectionsShutdown.Result result;
         try {
-            stopped = shutdown.run(factory.listeners(), factory.peers(), factory.connections()).stopped();
+            result = shutdown.run(factory.listeners(), factory.peers(), factory.connections());
         } finally {
             running = false;
         }
+        List<String> stopped = result.stopped();
         if (!stopped.isEmpty()) {
             logger.info("RDMA connections stopped in " + shutdown.elapsed().toMillis()
                     + " ms, before the verbs teardown: " + String.join(", ", stopped)
                     + "; connection manager event channel closed");
         }
+        events.publishEvent(new RdmaConnectionsStoppedEvent(this, result, factory.peers().reversed()));
     }
 
     /** Stops on a thread of its own: the context's wait is bounded by its shutdown-phase timeout. */

@@ -14,6 +14,7 @@ import io.rdmaverbs.verbs.connection.ConnectionRequest;
 import io.rdmaverbs.verbs.connection.Connections;
 import io.rdmaverbs.verbs.connection.ListenSpec;
 import io.rdmaverbs.verbs.connection.MessageHandler;
+import io.rdmaverbs.verbs.connection.PortWait;
 import io.rdmaverbs.verbs.connection.Session;
 import io.rdmaverbs.verbs.connection.SessionEnd;
 import io.rdmaverbs.verbs.connection.SessionSpec;
@@ -117,23 +118,32 @@ public final class RdmaListener {
         Connection connection = request.accept();
         Session session = connection.session();
         sessions.put(connection, session);
-        session.closeFuture().thenAccept(end -> ended(connection, session, end));
+        InetSocketAddress from = request.peerAddress();
+        session.closeFuture().thenAccept(end -> ended(connection, session, from, end));
         observer.established("listener", name, Duration.ofNanos(System.nanoTime() - started));
         logger.info("RDMA listener '" + name + "' accepted " + RdmaPeer.format(request.peerAddress()));
         events.publishEvent(new RdmaConnectionAcceptedEvent(this, request.peerAddress(), session));
     }
 
-    /** The session ended (on a loop thread): logged, and the connection released off that thread. */
-    private void ended(Connection connection, Session session, SessionEnd end) {
+    /**
+     * The session ended (on a loop thread): logged and published, and the connection released off that thread;
+     * lost with its port (a link cut), once the port is back ({@link PortWait}: its DREQ could reach nobody before).
+     */
+    private void ended(Connection connection, Session session, InetSocketAddress from, SessionEnd end) {
         if (stopping || end.local() || sessions.remove(connection) == null) {
             // The shutdown (or whoever closed it here) releases it and reports it.
             return;
         }
         observer.disconnected("listener", name);
-        logger.info("RDMA listener '" + name + "' connection from " + RdmaPeer.format(session.peerAddress())
-                + " ended: " + end.reason() + (end.failedCompletions().isEmpty() ? ""
-                        : " (failed work completions: " + String.join(", ", end.failedCompletions()) + ")"));
-        Thread.ofVirtual().name("rdma-release-" + name).start(() -> connection.close(RELEASE_BOUND));
+        String it = "RDMA listener '" + name + "' connection from " + RdmaPeer.format(from);
+        logger.info(it + " ended: " + end.reason() + (end.failedCompletions().isEmpty() ? ""
+                : " (failed work completions: " + String.join(", ", end.failedCompletions()) + ")"));
+        events.publishEvent(new RdmaConnectionEndedEvent(this, from, session, end));
+        Thread.ofVirtual().name("rdma-release-" + name).start(() -> {
+            PortWait.untilActive(connection, PortWait.BOUND, () -> stopping)
+                    .ifPresent(held -> logger.info(it + " ended while " + held));
+            connection.close(RELEASE_BOUND);
+        });
     }
 
     /**

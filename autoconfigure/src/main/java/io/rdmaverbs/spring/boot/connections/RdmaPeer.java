@@ -21,6 +21,7 @@ import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionRejectedException;
 import io.rdmaverbs.verbs.connection.Message;
+import io.rdmaverbs.verbs.connection.PortWait;
 import io.rdmaverbs.verbs.connection.RemoteErrorException;
 import io.rdmaverbs.verbs.connection.RemoteKey;
 import io.rdmaverbs.verbs.connection.Session;
@@ -417,7 +418,7 @@ public final class RdmaPeer {
             transition(PeerState.CONNECTED);
             logger.info("RDMA peer '" + name + "' connected to " + format(connected.peerAddress()) + " (attempt " + n
                     + ")");
-            events.publishEvent(new RdmaPeerConnectedEvent(this, remoteAddress, n, setup));
+            events.publishEvent(new RdmaPeerConnectedEvent(this, remoteAddress, n, setup, connected));
             return connected;
         } catch (Exception e) {
             lastError = describe(e);
@@ -455,8 +456,12 @@ public final class RdmaPeer {
         if (!take(connected)) {
             return false;
         }
-        down(end);
+        down(connected, end);
         attempts.set(0);
+        // Lost with its port (a link cut): released once the port is back, which no new attempt can beat
+        // anyway (PortWait: its DREQ could reach nobody before).
+        PortWait.untilActive(connected.connection(), PortWait.BOUND, () -> stopping).ifPresent(held -> logger
+                .info("RDMA peer '" + name + "' connection to " + format(remoteAddress) + " ended while " + held));
         connected.connection().close(Duration.ZERO);
         return true;
     }
@@ -486,13 +491,13 @@ public final class RdmaPeer {
     }
 
     /** The session ended by itself: DOWN, logged and published, before the reconnect. */
-    private void down(SessionEnd end) {
+    private void down(Session lost, SessionEnd end) {
         lastError = end.reason();
         observer.disconnected("peer", name);
         transition(PeerState.DOWN);
         logger.info("RDMA peer '" + name + "' down: " + end.reason() + (end.failedCompletions().isEmpty() ? ""
                 : " (failed work completions: " + String.join(", ", end.failedCompletions()) + ")"));
-        events.publishEvent(new RdmaPeerDownEvent(this, remoteAddress, end.reason(), end.failedCompletions()));
+        events.publishEvent(new RdmaPeerDownEvent(this, remoteAddress, lost, end));
     }
 
     /** Whether {@code e} says the other side rejected the connection (RDMA_CM_EVENT_REJECTED). */

@@ -86,6 +86,12 @@ public record DeviceProfile(String name, long guid, NodeType nodeType, Driver dr
      * QPs, 0x4000 WRs, 0x7ffc PDs...) still quoted widely: 5.14 raised most of them to 2^20. RoCE v2 over
      * IPv6 link-local only, so GID[0] is {@code fe80::} + the node GUID and the rest of the 1024-entry
      * table is empty. This method is the one place to recalibrate them.
+     *
+     * <p>It follows 6.1: Debian's 6.12.117, the harness's second kernel, reports two values otherwise
+     * (docs/softroce.md, "Two kernels"): the port's {@code max_msg_sz} is 0x80000000 (2 GiB, not 8 MiB),
+     * and {@code ibv_query_device_ex}'s {@code device_cap_flags_ex}, which this profile does not model,
+     * also has bits 38-40 (0x1C000000000: the flush and atomic-write capabilities rxe gained after 6.1,
+     * which rdma-core 44 does not name).
      */
     public static DeviceProfile rxe(String name) {
         long mac = macFor(name);

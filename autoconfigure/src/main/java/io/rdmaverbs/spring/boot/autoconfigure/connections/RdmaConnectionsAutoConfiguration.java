@@ -1,5 +1,8 @@
 package io.rdmaverbs.spring.boot.autoconfigure.connections;
 
+import java.util.Objects;
+import java.util.Optional;
+
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
@@ -8,6 +11,7 @@ import io.rdmaverbs.spring.boot.autoconfigure.VerbsAutoConfiguration;
 import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations;
 import io.rdmaverbs.spring.boot.connections.ConnectionObserver;
 import io.rdmaverbs.spring.boot.connections.ConnectionsRegistrar;
+import io.rdmaverbs.spring.boot.connections.RdmaConnectionsEventLog;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsFactory;
 import io.rdmaverbs.spring.boot.connections.RdmaConnectionsLifecycle;
 import io.rdmaverbs.spring.boot.health.RdmaConnectionsHealthContributor;
@@ -15,6 +19,7 @@ import io.rdmaverbs.spring.boot.metrics.ConnectionMetrics;
 import io.rdmaverbs.spring.boot.resilience.AttemptGuards;
 import io.rdmaverbs.spring.boot.resilience.PeerCircuitBreakers;
 import io.rdmaverbs.spring.boot.resilience.PeerRetries;
+import io.rdmaverbs.spring.boot.teardown.VerbsTeardown;
 import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.connection.Connections;
 
@@ -25,6 +30,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthContributor;
@@ -37,7 +43,8 @@ import org.springframework.context.annotation.Import;
  * The listeners and peers declared under {@code rdma.verbs.connections}: one bean each
  * ({@link ConnectionsRegistrar}), the connection manager they share, their lifecycle (started after
  * every bean exists, stopped before the verbs teardown), their Resilience4j retries and circuit
- * breakers, health ({@code rdmaConnections}) and metrics. Nothing is created when nothing is declared,
+ * breakers, health ({@code rdmaConnections}), metrics, and with {@code .event-log} a file of their
+ * events as JSON lines ({@link RdmaConnectionsEventLog}). Nothing is created when nothing is declared,
  * or with {@code rdma.verbs.connections.enabled=false}.
  */
 @AutoConfiguration(after = VerbsAutoConfiguration.class,
@@ -80,8 +87,17 @@ public final class RdmaConnectionsAutoConfiguration {
 
     @Bean
     RdmaConnectionsLifecycle rdmaConnectionsLifecycle(RdmaConnectionsFactory factory,
-            RdmaConnectionsProperties properties) {
-        return new RdmaConnectionsLifecycle(factory, properties.disconnectTimeout());
+            RdmaConnectionsProperties properties, ApplicationEventPublisher events) {
+        return new RdmaConnectionsLifecycle(factory, properties.disconnectTimeout(), events);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(ConnectionDeclarations.PREFIX + ".event-log")
+    RdmaConnectionsEventLog rdmaConnectionsEventLog(RdmaConnectionsProperties properties,
+            ObjectProvider<VerbsTeardown> teardown) {
+        return new RdmaConnectionsEventLog(Objects.requireNonNull(properties.eventLog()),
+                () -> Optional.ofNullable(teardown.getIfAvailable()).flatMap(VerbsTeardown::report));
     }
 
     /**

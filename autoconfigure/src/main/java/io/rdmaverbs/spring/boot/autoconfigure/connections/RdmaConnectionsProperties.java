@@ -1,5 +1,6 @@
 package io.rdmaverbs.spring.boot.autoconfigure.connections;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
@@ -9,6 +10,7 @@ import io.rdmaverbs.spring.boot.connections.ConnectionDeclarations.Peer;
 
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -25,11 +27,14 @@ import org.springframework.validation.annotation.Validated;
  * @param disconnectTimeout How long the connections' shutdown takes at most: it waits that long, for all
  *     connections together, for their RDMA_CM_EVENT_DISCONNECTED after rdma_disconnect before their
  *     resources are released anyway.
+ * @param eventLog File to append the connections' events to as JSON lines, one object a line: each
+ *     connection's start and end, what the shutdown disconnected and released, and the verbs teardown's
+ *     outcome. None when unset.
  */
 @ConfigurationProperties(ConnectionDeclarations.PREFIX)
 @Validated
 public record RdmaConnectionsProperties(@DefaultValue("true") boolean enabled, Map<String, @Valid Listener> listeners, Map<String, @Valid Peer> peers,
-        @DefaultValue("2s") @NotNull Duration disconnectTimeout) {
+        @DefaultValue("2s") @NotNull Duration disconnectTimeout, @Nullable Path eventLog) {
 
     public RdmaConnectionsProperties {
         listeners = listeners == null ? Map.of() : listeners;
