@@ -6,6 +6,10 @@
 # listener (profiles native,listener), B the peer (native,peer). The steps, in SPRING_TWO_STEPS order:
 #   connect      A listens, B connects from application.yml alone, 200 echoes of 4 KiB with CRC32s,
 #                one connected cm_id of the JVM in each kernel
+#   data         B sends 4 messages of 16 MiB (rendezvous: A reads each by RDMA READ) and asks for one-
+#                sided reads both ways (1 B, 1 MiB, 4 MiB: A reads B's exported region, B reads A's,
+#                through remote region handles, CRC32 checked); afterwards each kernel holds the same
+#                memory regions as before (`rdma resource show mr`: nothing of the exchange is left)
 #   peer-killed  SIGKILL of A's JVM: B's peer down within DOWN_BOUND s, retrying; A again: B back
 #   shutdown     SIGTERM to A while connected (every phase of its teardown, in order), then to B in
 #                its reconnect storm: exit 143, nothing of any process in either kernel
@@ -162,6 +166,53 @@ step_connect_b() {
   snapshot running
   signal b.connect.done
   pass connect
+}
+
+# ---- data: large messages and one-sided RDMA both ways (issue 22) ----
+# mr_count: the memory regions any process holds in this kernel.
+mr_count() { rdma resource show mr 2>/dev/null | grep -cE ' pid [0-9]+'; }
+mr_count_is() { [ "$(mr_count)" = "$1" ]; }
+# post_json FILE URL: POST to the sample, the body to FILE; prints the HTTP status.
+post_json() { curl -s -m 300 -o "$1" -w '%{http_code}' -X POST "$2"; }
+step_data_a() {
+  local before
+  before=$(mr_count)
+  signal a.data.ready
+  wire_wait b.data.done 900 || { fail data "$WHY"; return 1; }
+  # B's last call released A's region (the endpoint's cascade close): A's kernel is where it was.
+  wait_for 30 "A's memory regions back to $before" mr_count_is "$before" \
+    || { fail data "$WHY: $(mr_count) now"; rdma resource show mr > "$out/mr-after-data.txt" 2>&1; return 1; }
+  pass data
+}
+step_data_b() {
+  local before f code t0 size
+  wire_wait a.data.ready 120 || { fail data "$WHY"; return 1; }
+  before=$(mr_count)
+  # Four 16 MiB messages each way: by rendezvous (A reads each with RDMA READ), CRC32 checked.
+  f=$out/echo-large.json
+  t0=$(sr_now_ms)
+  code=$(post_json "$f" "$base/rdma/connected/echo?count=4&size=16777216")
+  timing data-echo-16MiB $(($(sr_now_ms) - t0))
+  if [ "$code" != 200 ] || ! jq -e '.sent == 4 and .echoed == 4 and .checksumMismatches == 0' "$f" > /dev/null; then
+    fail data "4 x 16 MiB echo: HTTP $code: $(head -c 300 "$f")"; return 1
+  fi
+  # One-sided: A reads B's exported region, B reads A's, each through a remote region handle; both
+  # released at the end of each call.
+  for size in 1 1048576 4194304; do
+    f=$out/one-sided-$size.json
+    t0=$(sr_now_ms)
+    code=$(post_json "$f" "$base/rdma/connected/echo/one-sided?size=$size")
+    timing "data-one-sided-$size" $(($(sr_now_ms) - t0))
+    if [ "$code" != 200 ] || ! jq -e --argjson n "$size" '.ok and .bytes == $n
+        and .listenerRead.ok and .listenerRead.crc32 == .listenerRead.readCrc32
+        and .peerRead.ok and .peerRead.crc32 == .peerRead.readCrc32' "$f" > /dev/null; then
+      fail data "one-sided reads of $size bytes both ways: HTTP $code: $(head -c 400 "$f")"; return 1
+    fi
+  done
+  wait_for 30 "B's memory regions back to $before" mr_count_is "$before" \
+    || { fail data "$WHY: $(mr_count) now"; rdma resource show mr > "$out/mr-after-data.txt" 2>&1; return 1; }
+  signal b.data.done
+  pass data
 }
 
 step_peer_killed_a() {
@@ -393,7 +444,7 @@ step_link_cut_recovery_b() {
 : > "$out/timings"
 say "kernel $KERNEL ($AFTER_LIVE_CUT after a live cut), sample $jar, profiles $PROFILES, $SOFTROCE_ADDR -> $SOFTROCE_PEER_ADDR on $SOFTROCE_WIRE_DEV"
 h=${host,,}
-read -r -a STEPS <<< "${SPRING_TWO_STEPS:-connect peer-killed shutdown together together restart link-cut link-cut-recovery}"
+read -r -a STEPS <<< "${SPRING_TWO_STEPS:-connect data peer-killed shutdown together together restart link-cut link-cut-recovery}"
 rounds=0
 for step in "${STEPS[@]}"; do
   name=$step

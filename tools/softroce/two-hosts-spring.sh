@@ -3,7 +3,7 @@
 # (two-hosts.sh), A running the sample with the profiles native,listener, B with native,peer, each
 # driven through its HTTP endpoints and read through its event log inside its guest
 # (two-hosts-spring-guest.sh, which describes each step). Steps, by default in this order:
-#   connect peer-killed shutdown together together restart link-cut link-cut-recovery
+#   connect data peer-killed shutdown together together restart link-cut link-cut-recovery
 # and always a last stop (both SIGTERMed in the same instant, so that no JVM outlives the run).
 # link-cut-recovery is gated on a kernel whose rxe recovers from a live cut (6.12) and KNOWN with its
 # evidence on one recorded as wedged (6.1; lib.sh's sr_rxe_after_live_cut). Every step is bounded;
@@ -31,8 +31,8 @@ REPO=$(cd "$HERE/../.." && pwd)
 
 OUT=
 BUILD=1
-STEPS="connect peer-killed shutdown together together restart link-cut link-cut-recovery"
-KNOWN_STEPS=" connect peer-killed shutdown together restart link-cut link-cut-recovery "
+STEPS="connect data peer-killed shutdown together together restart link-cut link-cut-recovery"
+KNOWN_STEPS=" connect data peer-killed shutdown together restart link-cut link-cut-recovery "
 usage() { sr_die "usage: two-hosts-spring.sh [--out DIR] [--no-build] [--kernel NAME] [--steps 'STEP ...']"; }
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -2,16 +2,20 @@ package io.rdmaverbs.sample.connected;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.zip.CRC32;
 
 import io.rdmaverbs.spring.boot.connections.RdmaPeer;
 import io.rdmaverbs.spring.boot.connections.RdmaPeerUnavailableException;
-import io.rdmaverbs.spring.boot.messaging.RdmaReplyTimeoutException;
 import io.rdmaverbs.spring.boot.messaging.RdmaTemplate;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
 
@@ -19,8 +23,10 @@ import org.springframework.stereotype.Service;
  * Sends requests through the {@link RdmaTemplate} to the route {@code echo} of a peer's listener
  * ({@link EchoEndpoint} on the other side) and checks each echo: a message is {@code size - 4} pseudo-random
  * bytes followed by their CRC32 (big-endian); an echo must have the same length, a CRC32 that matches its
- * own bytes, and the CRC32 of the message sent. A message larger than the connection's buffer-size goes by
- * rendezvous (the listener reads it with RDMA READ), up to its max-message-size.
+ * own bytes, and the CRC32 of the message sent. Up to 16 requests are in flight at once (messages up to 64 KiB;
+ * larger ones go one at a time), their replies matched by correlation id. A message larger than the
+ * connection's buffer-size goes by rendezvous (the listener reads it with RDMA READ), up to its
+ * max-message-size.
  */
 @Service
 public class ConnectedEcho {
@@ -28,6 +34,9 @@ public class ConnectedEcho {
     /** Room for the CRC32 and at least one byte. */
     static final int MIN_SIZE = 5;
     private static final Duration REPLY_WAIT = Duration.ofSeconds(5);
+    /** Requests in flight at once; messages above {@link #LARGE} go one at a time (each a rendezvous of its own). */
+    private static final int WINDOW = 16;
+    private static final int LARGE = 64 << 10;
 
     /** Absent when no connection is declared (or {@code rdma.verbs.connections.enabled=false}). */
     private final ObjectProvider<RdmaTemplate> templates;
@@ -56,36 +65,77 @@ public class ConnectedEcho {
         }
         // A large message waits longer: a second per MiB more, what soft-RoCE under emulation may take both ways.
         Duration replyWait = REPLY_WAIT.plusSeconds(size >> 20);
-        int sent = 0;
-        int echoed = 0;
-        int mismatches = 0;
-        List<String> errors = new ArrayList<>();
+        // Requests are pipelined, a window of them in flight: each reply is matched by its correlation id,
+        // and the run takes about one round trip per window instead of one per message.
+        int window = size > LARGE ? 1 : WINDOW;
+        Tally tally = new Tally();
+        ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
         SplittableRandom random = new SplittableRandom(size * 31L + count);
-        for (int i = 0; i < count; i++) {
+        for (int i = 0; i < count && !tally.peerLost; i++) {
+            if (inFlight.size() == window) {
+                settle(inFlight.poll(), tally);
+            }
             byte[] message = message(random, size);
-            byte[] echo;
+            CompletableFuture<byte[]> reply;
             try {
-                echo = template.convertSendAndReceive(name, "echo", message, byte[].class, replyWait);
-                sent++;
+                reply = template.convertSendAndReceiveAsync(name, "echo", message, byte[].class, replyWait);
             } catch (RdmaPeerUnavailableException e) {
-                if (sent == 0 && errors.isEmpty()) {
+                if (tally.sent == 0 && inFlight.isEmpty()) {
                     throw e;
                 }
-                sent++;
-                errors.add("message " + i + ": " + e.getMessage());
+                tally.peerLost("message " + i, e);
                 break;
-            } catch (RdmaReplyTimeoutException e) {
-                sent++;
-                errors.add("message " + i + ": " + e.getMessage());
-                continue;
             }
-            echoed++;
-            if (!intact(echo) || crcOf(echo) != crcOf(message)) {
-                mismatches++;
-                errors.add("message " + i + ": the echo's CRC32 does not match (" + echo.length + " bytes)");
-            }
+            tally.sent++;
+            inFlight.add(new InFlight(i, message, reply));
         }
-        return new EchoRun(name, sent, echoed, mismatches, errors);
+        while (!inFlight.isEmpty()) {
+            settle(inFlight.poll(), tally);
+        }
+        if (tally.sent == 0 && tally.firstUnavailable != null) {
+            throw tally.firstUnavailable;
+        }
+        return new EchoRun(name, tally.sent, tally.echoed, tally.mismatches, tally.errors);
+    }
+
+    private record InFlight(int index, byte[] message, CompletableFuture<byte[]> reply) {
+    }
+
+    private static final class Tally {
+        int sent;
+        int echoed;
+        int mismatches;
+        boolean peerLost;
+        @Nullable RdmaPeerUnavailableException firstUnavailable;
+        final List<String> errors = new ArrayList<>();
+
+        void peerLost(String what, RdmaPeerUnavailableException e) {
+            if (firstUnavailable == null) {
+                firstUnavailable = e;
+            }
+            peerLost = true;
+            errors.add(what + ": " + e.getMessage());
+        }
+    }
+
+    private static void settle(InFlight f, Tally tally) {
+        byte[] echo;
+        try {
+            echo = f.reply().join();
+        } catch (CompletionException | CancellationException e) {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof RdmaPeerUnavailableException unavailable) {
+                tally.peerLost("message " + f.index(), unavailable);
+            } else {
+                tally.errors.add("message " + f.index() + ": " + cause.getMessage());
+            }
+            return;
+        }
+        tally.echoed++;
+        if (!intact(echo) || crcOf(echo) != crcOf(f.message())) {
+            tally.mismatches++;
+            tally.errors.add("message " + f.index() + ": the echo's CRC32 does not match (" + echo.length + " bytes)");
+        }
     }
 
     static byte[] message(SplittableRandom random, int size) {

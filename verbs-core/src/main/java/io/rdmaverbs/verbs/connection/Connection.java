@@ -568,7 +568,9 @@ public final class Connection implements AutoCloseable {
             return disconnectSentAt != 0 || state != ConnectionState.DISCONNECTED
                     ? ConnectionCloseReport.Disconnect.BY_THIS_SIDE : ConnectionCloseReport.Disconnect.BY_PEER;
         }
-        if (state == ConnectionState.DISCONNECTED) {
+        // The id learns of the peer's DISCONNECTED as the event is read, the connection only once its lane
+        // handled it: a close in between is still the peer's disconnect, not a connection that never was.
+        if (state == ConnectionState.DISCONNECTED || id.isOpen() && id.role() == CmIdRole.DISCONNECTED) {
             return ConnectionCloseReport.Disconnect.BY_PEER;
         }
         if (!id.isOpen() || id.role() != CmIdRole.CONNECTED) {
