@@ -80,10 +80,10 @@ public class ConnectedEcho {
             try {
                 reply = template.convertSendAndReceiveAsync(name, "echo", message, byte[].class, replyWait);
             } catch (RdmaPeerUnavailableException e) {
-                if (tally.sent == 0 && inFlight.isEmpty()) {
+                if (tally.sent == 0) {
                     throw e;
                 }
-                tally.peerLost("message " + i, e);
+                tally.peerLost(i, e);
                 break;
             }
             tally.sent++;
@@ -92,7 +92,8 @@ public class ConnectedEcho {
         while (!inFlight.isEmpty()) {
             settle(inFlight.poll(), tally);
         }
-        if (tally.sent == 0 && tally.firstUnavailable != null) {
+        // Not connected from the first message on: the caller hears that, as from a blocking request.
+        if (tally.echoed == 0 && tally.firstUnavailable != null && tally.firstUnavailableIndex == 0) {
             throw tally.firstUnavailable;
         }
         return new EchoRun(name, tally.sent, tally.echoed, tally.mismatches, tally.errors);
@@ -107,14 +108,16 @@ public class ConnectedEcho {
         int mismatches;
         boolean peerLost;
         @Nullable RdmaPeerUnavailableException firstUnavailable;
+        int firstUnavailableIndex = -1;
         final List<String> errors = new ArrayList<>();
 
-        void peerLost(String what, RdmaPeerUnavailableException e) {
+        void peerLost(int index, RdmaPeerUnavailableException e) {
             if (firstUnavailable == null) {
                 firstUnavailable = e;
+                firstUnavailableIndex = index;
             }
             peerLost = true;
-            errors.add(what + ": " + e.getMessage());
+            errors.add("message " + index + ": " + e.getMessage());
         }
     }
 
@@ -125,7 +128,7 @@ public class ConnectedEcho {
         } catch (CompletionException | CancellationException e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof RdmaPeerUnavailableException unavailable) {
-                tally.peerLost("message " + f.index(), unavailable);
+                tally.peerLost(f.index(), unavailable);
             } else {
                 tally.errors.add("message " + f.index() + ": " + cause.getMessage());
             }
