@@ -71,7 +71,7 @@ public class ConnectedEcho {
         Tally tally = new Tally();
         ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
         SplittableRandom random = new SplittableRandom(size * 31L + count);
-        for (int i = 0; i < count && !tally.peerLost; i++) {
+        for (int i = 0; i < count && tally.firstUnavailable == null; i++) {
             if (inFlight.size() == window) {
                 settle(inFlight.poll(), tally);
             }
@@ -93,8 +93,9 @@ public class ConnectedEcho {
             settle(inFlight.poll(), tally);
         }
         // Not connected from the first message on: the caller hears that, as from a blocking request.
-        if (tally.echoed == 0 && tally.firstUnavailable != null && tally.firstUnavailableIndex == 0) {
-            throw tally.firstUnavailable;
+        RdmaPeerUnavailableException unavailable = tally.firstUnavailable;
+        if (tally.echoed == 0 && unavailable != null && tally.firstUnavailableIndex == 0) {
+            throw unavailable;
         }
         return new EchoRun(name, tally.sent, tally.echoed, tally.mismatches, tally.errors);
     }
@@ -106,7 +107,6 @@ public class ConnectedEcho {
         int sent;
         int echoed;
         int mismatches;
-        boolean peerLost;
         @Nullable RdmaPeerUnavailableException firstUnavailable;
         int firstUnavailableIndex = -1;
         final List<String> errors = new ArrayList<>();
@@ -116,7 +116,6 @@ public class ConnectedEcho {
                 firstUnavailable = e;
                 firstUnavailableIndex = index;
             }
-            peerLost = true;
             errors.add("message " + index + ": " + e.getMessage());
         }
     }
