@@ -120,11 +120,13 @@ snapshot() {   # snapshot NAME: every type's `rdma resource show`, kernel object
   local t
   for t in "${KERNEL_TYPES[@]}"; do echo "== rdma resource show $t"; rdma resource show "$t" 2>&1; done > "$out/resources-$1.txt"
 }
+# process_objects TYPE: how many objects of TYPE any process holds in this kernel.
+process_objects() { rdma resource show "$1" 2>/dev/null | grep -cE ' pid [0-9]+'; }
 # kernel_left: what any process still holds, "TYPE:N ...", empty when nothing.
 kernel_left() {
   local t n left=''
   for t in "${KERNEL_TYPES[@]}"; do
-    n=$(rdma resource show "$t" 2>/dev/null | grep -cE ' pid [0-9]+')
+    n=$(process_objects "$t")
     [ "$n" = 0 ] || left="$left $t:$n"
   done
   printf '%s' "${left# }"

@@ -169,8 +169,7 @@ step_connect_b() {
 }
 
 # ---- data: large messages and one-sided RDMA both ways (issue 22) ----
-# mr_count: the memory regions any process holds in this kernel.
-mr_count() { rdma resource show mr 2>/dev/null | grep -cE ' pid [0-9]+'; }
+mr_count() { process_objects mr; }
 mr_count_is() { [ "$(mr_count)" = "$1" ]; }
 # post_json FILE URL: POST to the sample, the body to FILE; prints the HTTP status.
 post_json() { curl -s -m 300 -o "$1" -w '%{http_code}' -X POST "$2"; }
