@@ -389,6 +389,15 @@ public final class CmId extends VerbsResource {
 
     // ---- close ------------------------------------------------------------------------------------
 
+    /**
+     * Whether this side accepted the id's request ({@code rdma_accept(3)}) and its ESTABLISHED is not read
+     * yet. The kernel may have the connection established already (the RTU came, and the peer has its
+     * ESTABLISHED): to the application it is connected, and a close disconnects it.
+     */
+    public boolean isAcceptedAwaitingEstablished() {
+        return role == CmIdRole.CONNECTING && listener != null;
+    }
+
     /** Whether a live connection would end under the application: connected, and no disconnect called. */
     boolean isLiveConnection() {
         return role == CmIdRole.CONNECTED && !disconnectSent;

@@ -573,7 +573,9 @@ public final class Connection implements AutoCloseable {
         if (state == ConnectionState.DISCONNECTED || id.isOpen() && id.role() == CmIdRole.DISCONNECTED) {
             return ConnectionCloseReport.Disconnect.BY_PEER;
         }
-        if (!id.isOpen() || id.role() != CmIdRole.CONNECTED) {
+        // An accepted id whose ESTABLISHED is not read yet may be established in the kernel, its peer connected:
+        // rdma_disconnect(3) takes it (the QP goes to ERR, and the DREQ goes out if the RTU came).
+        if (!id.isOpen() || id.role() != CmIdRole.CONNECTED && !id.isAcceptedAwaitingEstablished()) {
             return ConnectionCloseReport.Disconnect.NOT_CONNECTED;
         }
         try {

@@ -213,6 +213,32 @@ class ConnectionsTest {
     }
 
     @Test
+    void aConnectionClosedAfterItsAcceptBeforeItsEstablishedIsReadIsDisconnectedByThisSide() throws Exception {
+        CompletableFuture<Connection> accepted = new CompletableFuture<>();
+        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
+                request -> {
+                    // The server's reader is held from here: the accept's ESTABLISHED stays unread, as under load.
+                    serverHost.holdCmEvents(true);
+                    accepted.complete(request.accept());
+                });
+        try {
+            Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
+            Connection s = accepted.get(5, TimeUnit.SECONDS);
+            assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
+            assertThat(s.state()).isEqualTo(ConnectionState.CONNECTING);
+
+            ConnectionCloseReport report = s.close(Duration.ofMillis(200));
+
+            assertThat(report.disconnect()).as("the client is connected: the close disconnects it")
+                    .isEqualTo(ConnectionCloseReport.Disconnect.BY_THIS_SIDE);
+            assertThat(c.awaitDisconnected(WAIT)).as("the client saw DISCONNECTED").isTrue();
+            assertThat(report.released().isComplete()).isTrue();
+        } finally {
+            serverHost.holdCmEvents(false);
+        }
+    }
+
+    @Test
     void aBoundedCloseWhoseDisconnectedNeverComesReleasesOnceTheWaitIsOver() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
         ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),

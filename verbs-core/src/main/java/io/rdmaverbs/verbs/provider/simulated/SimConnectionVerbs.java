@@ -79,8 +79,11 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     private final Set<SimDevice> noArp = new java.util.HashSet<>();
     /** The ids not yet destroyed, like the kernel's {@code rdma resource show cm_id}. */
     private final Set<SimCmId> live = new java.util.LinkedHashSet<>();
+    private static final long HELD_EVENTS_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private volatile long cmRetryNanos = DEFAULT_CM_RETRY_TIMEOUT.toNanos();
     private volatile long idQpGapNanos;
+    /** Whether this host's readers see no event due ({@link SimulatedProvider#holdCmEvents}). */
+    private volatile boolean eventsHeld;
 
     SimConnectionVerbs(SimUverbs uverbs, SimulatedNetwork network, SimDeviceVerbs devices, SimQpVerbs qps,
             DescriptorTable descriptors) {
@@ -548,17 +551,23 @@ final class SimConnectionVerbs implements ConnectionVerbs {
             if (wait <= 0) {
                 return null;
             }
-            if (!ch.queued.isEmpty()) {
+            if (eventsHeld) {
+                // Nobody signals the end of a hold: look again now and then.
+                wait = Math.min(wait, HELD_EVENTS_RECHECK_NANOS);
+            } else if (!ch.queued.isEmpty()) {
                 wait = Math.min(wait, ch.queued.getFirst().dueNanos - now);
             }
             ch.eventArrived.awaitNanos(wait);
         }
     }
 
-    /** The channel's first event if it is due, under the network's lock; refuses a destroyed channel. */
-    private static @Nullable SimCmEvent dueHead(SimCmChannel ch) {
+    /**
+     * The channel's first event if it is due and this host's events are not held, under the network's lock;
+     * refuses a destroyed channel.
+     */
+    private @Nullable SimCmEvent dueHead(SimCmChannel ch) {
         ch.requireUsable();
-        SimCmEvent head = ch.queued.isEmpty() ? null : ch.queued.getFirst();
+        SimCmEvent head = ch.queued.isEmpty() || eventsHeld ? null : ch.queued.getFirst();
         return head != null && head.dueNanos - System.nanoTime() <= 0 ? head : null;
     }
 
@@ -631,6 +640,10 @@ final class SimConnectionVerbs implements ConnectionVerbs {
                 noArp.add(device);
             }
         });
+    }
+
+    void holdEvents(boolean held) {
+        eventsHeld = held;
     }
 
     void setCmRetryTimeout(Duration timeout) {

@@ -217,6 +217,17 @@ public final class SimulatedProvider implements VerbsProvider {
     }
 
     /**
+     * Holds (or lets go of) this host's CM events, as a reading thread that is not scheduled would: while
+     * held, {@code rdma_get_cm_event} and the {@code poll(2)} before it find nothing due, while the kernel's
+     * side of every id moves on and its events queue. Events held are returned in order once let go. A test
+     * holds them to widen the window between an event's arrival and its read, which a loaded machine opens
+     * only now and then (a connection accepted, its peer connected, its own ESTABLISHED not read yet).
+     */
+    public void holdCmEvents(boolean held) {
+        connectionVerbs.holdEvents(held);
+    }
+
+    /**
      * The device's contexts that the connection manager opened for itself (librdmacm's, which live as
      * long as the process and which {@link ResourceCounts#contexts()} includes): 0 or 1.
      */
