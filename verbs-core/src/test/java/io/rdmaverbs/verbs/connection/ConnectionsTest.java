@@ -34,10 +34,7 @@ import io.rdmaverbs.verbs.attr.WcStatus;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.error.Errno;
 import io.rdmaverbs.verbs.error.VerbsException;
-import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
 import io.rdmaverbs.verbs.provider.simulated.ResourceCounts;
-import io.rdmaverbs.verbs.provider.simulated.SimulatedNetwork;
-import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -52,25 +49,15 @@ class ConnectionsTest {
 
     private static final Duration WAIT = Duration.ofSeconds(5);
 
-    private final SimulatedNetwork network = SimulatedNetwork.create();
-    private final SimulatedProvider serverHost = SimulatedProvider.on(network, DeviceProfile.rxe("rxe0"));
-    private final SimulatedProvider clientHost = SimulatedProvider.on(network, DeviceProfile.rxe("rxe1"));
-    private final Verbs serverVerbs = Verbs.using(serverHost);
-    private final Verbs clientVerbs = Verbs.using(clientHost);
-    private final Connections server = Connections.on(serverVerbs, "server");
-    private final Connections client = Connections.on(clientVerbs, "client");
-    private final InetAddress serverIp = serverHost.addresses("rxe0").getFirst();
+    private final TwoHosts hosts = new TwoHosts();
 
     @AfterEach
     void closeAll() {
-        client.close();
-        server.close();
-        clientVerbs.close();
-        serverVerbs.close();
+        hosts.close();
     }
 
     private ConnectionListener accepting() {
-        return server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw().backlog(8), ConnectionRequest::accept);
+        return hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw().backlog(8), ConnectionRequest::accept);
     }
 
     private static byte[] ascii(String text) {
@@ -85,10 +72,10 @@ class ConnectionsTest {
 
     /** Nothing of a connection is left on the client: no CM id, QP, PD, CQ or MR, in the graph or the device. */
     private void assertNothingOfAConnectionLeftOnTheClient() {
-        assertThat(clientVerbs.resources()).extracting(VerbsResource::kind)
+        assertThat(hosts.clientVerbs.resources()).extracting(VerbsResource::kind)
                 .doesNotContain(ResourceKind.CM_ID, ResourceKind.QUEUE_PAIR, ResourceKind.PROTECTION_DOMAIN,
                         ResourceKind.COMPLETION_QUEUE, ResourceKind.MEMORY_REGION);
-        ResourceCounts counts = clientHost.resourceCounts("rxe1");
+        ResourceCounts counts = hosts.clientHost.resourceCounts("rxe1");
         assertThat(counts.objects()).as("%s", counts).isZero();
     }
 
@@ -113,11 +100,11 @@ class ConnectionsTest {
     @Test
     void aSendOnOneSideArrivesIntactInAReceiveBufferTheOtherSidePostedBeforeTheHandshake() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(),
                 request -> accepted.complete(request.accept(ascii("welcome"))));
         assertThat(listener.address().getPort()).as("port 0 picked one").isPositive();
 
-        Connection c = client.connect(ConnectSpec.to(listener.address()).raw().privateData(ascii("hello")));
+        Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw().privateData(ascii("hello")));
 
         assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
         assertThat(new String(c.peerPrivateData(), 0, 7, StandardCharsets.US_ASCII)).isEqualTo("welcome");
@@ -125,7 +112,7 @@ class ConnectionsTest {
         assertThat(s.awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
         assertThat(new String(s.peerPrivateData(), 0, 5, StandardCharsets.US_ASCII)).isEqualTo("hello");
         assertThat(s.peerAddress()).isEqualTo(c.localAddress());
-        assertThat(clientVerbs.resources()).containsAll(c.resources());
+        assertThat(hosts.clientVerbs.resources()).containsAll(c.resources());
         assertThat(c.resources()).extracting(VerbsResource::kind).containsExactly(ResourceKind.CM_ID,
                 ResourceKind.PROTECTION_DOMAIN, ResourceKind.COMPLETION_QUEUE, ResourceKind.QUEUE_PAIR,
                 ResourceKind.MEMORY_REGION);
@@ -153,12 +140,12 @@ class ConnectionsTest {
     void aDisconnectIsSeenByThePeerAndBothQueuePairsFlush() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
         CountDownLatch peerSawIt = new CountDownLatch(1);
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(), request -> {
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(), request -> {
             Connection s = request.accept();
             s.onDisconnect(x -> peerSawIt.countDown());
             accepted.complete(s);
         });
-        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
+        Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
         assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
 
         c.disconnect();
@@ -174,9 +161,9 @@ class ConnectionsTest {
     @Test
     void closingAConnectionDisconnectsGracefullySoThePeerLearnsOfIt() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(),
                 request -> accepted.complete(request.accept()));
-        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
+        Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
         assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
 
         c.close();
@@ -188,9 +175,9 @@ class ConnectionsTest {
     @Test
     void aBoundedCloseDisconnectsAndReportsEachReleaseInDependencyOrder() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(),
                 request -> accepted.complete(request.accept()));
-        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
+        Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
         assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
         String qp = c.queuePair().ref().toString();
 
@@ -215,14 +202,14 @@ class ConnectionsTest {
     @Test
     void aConnectionClosedAfterItsAcceptBeforeItsEstablishedIsReadIsDisconnectedByThisSide() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(),
                 request -> {
                     // The server's reader is held from here: the accept's ESTABLISHED stays unread, as under load.
-                    serverHost.holdCmEvents(true);
+                    hosts.serverHost.holdCmEvents(true);
                     accepted.complete(request.accept());
                 });
         try {
-            Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
+            Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
             Connection s = accepted.get(5, TimeUnit.SECONDS);
             assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
             assertThat(s.state()).isEqualTo(ConnectionState.CONNECTING);
@@ -234,19 +221,19 @@ class ConnectionsTest {
             assertThat(c.awaitDisconnected(WAIT)).as("the client saw DISCONNECTED").isTrue();
             assertThat(report.released().isComplete()).isTrue();
         } finally {
-            serverHost.holdCmEvents(false);
+            hosts.serverHost.holdCmEvents(false);
         }
     }
 
     @Test
     void aBoundedCloseWhoseDisconnectedNeverComesReleasesOnceTheWaitIsOver() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(),
                 request -> accepted.complete(request.accept()));
-        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
+        Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
         assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
         // The other side's port goes down: its DREP never comes back, so no DISCONNECTED here.
-        serverHost.setPortState("rxe0", 1, PortState.DOWN);
+        hosts.serverHost.setPortState("rxe0", 1, PortState.DOWN);
         long started = System.nanoTime();
 
         CloseReport report = c.close(Duration.ofMillis(300)).released();
@@ -261,8 +248,8 @@ class ConnectionsTest {
     void aBoundedCloseWhoseReleaseIsRefusedReportsWhatIsLeftWithoutThrowingAndALaterCloseFinishesIt()
             throws Exception {
         ConnectionListener listener = accepting();
-        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
-        clientHost.faults().failCall("ibv_dealloc_pd", 1, Errno.EBUSY);
+        Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
+        hosts.clientHost.faults().failCall("ibv_dealloc_pd", 1, Errno.EBUSY);
 
         CloseReport report = c.close(WAIT).released();
 
@@ -284,10 +271,10 @@ class ConnectionsTest {
 
     @Test
     void aRejectFailsTheConnectWithTheReasonAndThePeersPrivateDataLeavingNothing() {
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(),
                 request -> request.reject(ascii("busy")));
 
-        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address()).raw()))
+        assertThatThrownBy(() -> hosts.client.connect(ConnectSpec.to(listener.address()).raw()))
                 .isInstanceOfSatisfying(ConnectionRejectedException.class, e -> {
                     assertThat(e.verb()).isEqualTo("rdma_connect");
                     assertThat(e.errno()).isEqualTo(Errno.ECONNREFUSED);
@@ -297,7 +284,7 @@ class ConnectionsTest {
                 });
         assertNothingOfAConnectionLeftOnTheClient();
         // The server releases the request's id right after its rdma_reject, which the client may see first.
-        eventually(() -> assertThat(serverVerbs.resources()).as("only the listener's id is left")
+        eventually(() -> assertThat(hosts.serverVerbs.resources()).as("only the listener's id is left")
                 .extracting(VerbsResource::kind).containsOnlyOnce(ResourceKind.CM_ID));
     }
 
@@ -318,18 +305,19 @@ class ConnectionsTest {
 
     @Test
     void aHandlerThatThrowsHasItsRequestRejected() {
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(), request -> {
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(), request -> {
             throw new IllegalStateException("the handler's own bug");
         });
 
-        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address()).raw()))
+        assertThatThrownBy(() -> hosts.client.connect(ConnectSpec.to(listener.address()).raw()))
                 .isInstanceOf(ConnectionRejectedException.class);
         assertThat(listener.pendingRequests()).isEmpty();
     }
 
     @Test
     void nothingListeningOnThePortIsARejectWithInvalidServiceId() {
-        assertThatThrownBy(() -> client.connect(ConnectSpec.to(new InetSocketAddress(serverIp, 4242)).raw()))
+        InetSocketAddress nobody = new InetSocketAddress(hosts.serverIp, 4242);
+        assertThatThrownBy(() -> hosts.client.connect(ConnectSpec.to(nobody).raw()))
                 .isInstanceOfSatisfying(ConnectionRejectedException.class,
                         e -> assertThat(e.rejectReason()).isEqualTo(ConnectionRejectedException.INVALID_SERVICE_ID));
         assertNothingOfAConnectionLeftOnTheClient();
@@ -339,7 +327,7 @@ class ConnectionsTest {
     void anAddressNoDeviceHasFailsWithAddrErrorAndEtimedoutLeavingNothing() throws Exception {
         InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getByName("fe80::dead:beef"), 7471);
 
-        assertThatThrownBy(() -> client.connect(ConnectSpec.to(nowhere).raw().timeout(Duration.ofMillis(100))))
+        assertThatThrownBy(() -> hosts.client.connect(ConnectSpec.to(nowhere).raw().timeout(Duration.ofMillis(100))))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {
                     assertThat(e.verb()).isEqualTo("rdma_resolve_addr");
                     assertThat(e.errno()).isEqualTo(Errno.ETIMEDOUT);
@@ -351,10 +339,11 @@ class ConnectionsTest {
     @Test
     void aPeerWhosePortIsDownIsUnreachableAfterTheTimeoutLeavingNothing() {
         ConnectionListener listener = accepting();
-        serverHost.setPortState("rxe0", 1, PortState.DOWN);
-        clientHost.setCmRetryTimeout(Duration.ofMillis(100)); // the CM gives up on the REQ before the watchdog
+        hosts.serverHost.setPortState("rxe0", 1, PortState.DOWN);
+        hosts.clientHost.setCmRetryTimeout(Duration.ofMillis(100)); // the CM gives up on the REQ before the watchdog
 
-        assertThatThrownBy(() -> client.connect(ConnectSpec.to(listener.address()).raw().timeout(Duration.ofMillis(100))))
+        ConnectSpec spec = ConnectSpec.to(listener.address()).raw().timeout(Duration.ofMillis(100));
+        assertThatThrownBy(() -> hosts.client.connect(spec))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {
                     assertThat(e.verb()).isEqualTo("rdma_connect");
                     assertThat(e.errno()).isEqualTo(Errno.ETIMEDOUT);
@@ -366,23 +355,23 @@ class ConnectionsTest {
     @Test
     void aSecondListenerOnThePortInUseFailsWithEaddrinuseLeavingNothing() {
         ConnectionListener first = accepting();
-        int before = serverVerbs.resources().size();
+        int before = hosts.serverVerbs.resources().size();
 
-        assertThatThrownBy(() -> server.listen(ListenSpec.on(first.address()).raw(), ConnectionRequest::accept))
+        assertThatThrownBy(() -> hosts.server.listen(ListenSpec.on(first.address()).raw(), ConnectionRequest::accept))
                 .isInstanceOfSatisfying(VerbsException.class, e -> {
                     assertThat(e.verb()).isEqualTo("rdma_bind_addr");
                     assertThat(e.errno()).isEqualTo(Errno.EADDRINUSE);
                 });
-        assertThat(serverVerbs.resources()).hasSize(before);
-        assertThat(server.listeners()).containsExactly(first);
+        assertThat(hosts.serverVerbs.resources()).hasSize(before);
+        assertThat(hosts.server.listeners()).containsExactly(first);
     }
 
     @Test
     void aListenerWithAPendingRequestRefusesAStrictCloseAndACascadeRejectsIt() {
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(), request -> {
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(), request -> {
             // Neither accepted nor rejected: the request stays pending.
         });
-        CompletableFuture<Connection> connecting = client.connectAsync(ConnectSpec.to(listener.address()).raw());
+        CompletableFuture<Connection> connecting = hosts.client.connectAsync(ConnectSpec.to(listener.address()).raw());
         eventually(() -> assertThat(listener.pendingRequests()).isNotEmpty());
         ConnectionRequest pending = listener.pendingRequests().getFirst();
 
@@ -401,18 +390,18 @@ class ConnectionsTest {
     @Test
     void aSlowHandlerDoesNotStallASecondConnection() throws Exception {
         CountDownLatch slowHandlerMayGo = new CountDownLatch(1);
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(), request -> {
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(), request -> {
             if (request.privateData()[0] == 's') {
                 slowHandlerMayGo.await();
             }
             request.accept();
         });
-        CompletableFuture<Connection> slow = client.connectAsync(ConnectSpec.to(listener.address()).raw()
+        CompletableFuture<Connection> slow = hosts.client.connectAsync(ConnectSpec.to(listener.address()).raw()
                 .privateData(ascii("slow")));
         eventually(() -> assertThat(listener.pendingRequests()).isNotEmpty());
 
         Connection fast = assertTimeoutPreemptively(WAIT,
-                () -> client.connect(ConnectSpec.to(listener.address()).raw().privateData(ascii("fast"))));
+                () -> hosts.client.connect(ConnectSpec.to(listener.address()).raw().privateData(ascii("fast"))));
 
         assertThat(fast.state()).isEqualTo(ConnectionState.CONNECTED);
         assertThat(slow).isNotDone();
@@ -423,34 +412,34 @@ class ConnectionsTest {
     @Test
     void closingTheManagerDoesNotWaitForAHandlerThatNeverReturnsBeyondItsBound() {
         CountDownLatch never = new CountDownLatch(1);
-        ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(), request -> {
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(), request -> {
             never.await();
             request.accept();
         });
-        CompletableFuture<Connection> connecting = client.connectAsync(ConnectSpec.to(listener.address()).raw());
+        CompletableFuture<Connection> connecting = hosts.client.connectAsync(ConnectSpec.to(listener.address()).raw());
         eventually(() -> assertThat(listener.pendingRequests()).isNotEmpty());
 
-        assertTimeoutPreemptively(Duration.ofSeconds(6), () -> server.close());
+        assertTimeoutPreemptively(Duration.ofSeconds(6), () -> hosts.server.close());
 
         assertThat(connecting).failsWithin(WAIT).withThrowableThat().havingCause()
                 .isInstanceOf(ConnectionRejectedException.class);
-        assertThat(serverHost.resourceCounts("rxe0").objects()).isZero();
+        assertThat(hosts.serverHost.resourceCounts("rxe0").objects()).isZero();
     }
 
     @Test
     void closingTheManagerClosesItsConnectionsGracefullyAndItsListeners() {
         ConnectionListener listener = accepting();
-        Connection c = client.connect(ConnectSpec.to(listener.address()).raw());
-        eventually(() -> assertThat(server.connections()).hasSize(1));
+        Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
+        eventually(() -> assertThat(hosts.server.connections()).hasSize(1));
 
-        assertTimeoutPreemptively(WAIT, () -> server.close());
+        assertTimeoutPreemptively(WAIT, () -> hosts.server.close());
 
         assertThat(c.awaitDisconnected(WAIT)).as("the client saw the server's disconnect").isTrue();
         assertThat(listener.cmId().isClosed()).isTrue();
-        assertThat(serverVerbs.resources()).extracting(VerbsResource::kind).doesNotContain(ResourceKind.CM_ID,
+        assertThat(hosts.serverVerbs.resources()).extracting(VerbsResource::kind).doesNotContain(ResourceKind.CM_ID,
                 ResourceKind.CM_EVENT_CHANNEL, ResourceKind.QUEUE_PAIR);
-        assertThat(serverHost.resourceCounts("rxe0").objects()).isZero();
-        assertThatThrownBy(() -> server.connectAsync(ConnectSpec.to(listener.address()).raw()))
+        assertThat(hosts.serverHost.resourceCounts("rxe0").objects()).isZero();
+        assertThatThrownBy(() -> hosts.server.connectAsync(ConnectSpec.to(listener.address()).raw()))
                 .isInstanceOf(IllegalStateException.class);
     }
 
@@ -460,21 +449,21 @@ class ConnectionsTest {
         Thread connector = Thread.ofPlatform().start(() -> {
             for (int i = 0; i < 200; i++) {
                 try {
-                    client.connectAsync(ConnectSpec.to(listener.address()).raw().timeout(Duration.ofMillis(200)));
+                    hosts.client.connectAsync(ConnectSpec.to(listener.address()).raw().timeout(Duration.ofMillis(200)));
                 } catch (RuntimeException closing) {
                     return;
                 }
             }
         });
-        eventually(() -> assertThat(server.connections()).isNotEmpty());
+        eventually(() -> assertThat(hosts.server.connections()).isNotEmpty());
 
-        assertTimeoutPreemptively(Duration.ofSeconds(15), () -> server.close());
+        assertTimeoutPreemptively(Duration.ofSeconds(15), () -> hosts.server.close());
         connector.join(5000);
 
-        assertThat(serverVerbs.resources()).extracting(VerbsResource::kind).doesNotContain(ResourceKind.CM_ID,
+        assertThat(hosts.serverVerbs.resources()).extracting(VerbsResource::kind).doesNotContain(ResourceKind.CM_ID,
                 ResourceKind.CM_EVENT, ResourceKind.QUEUE_PAIR, ResourceKind.MEMORY_REGION);
-        assertThat(serverHost.resourceCounts("rxe0").objects()).isZero();
-        assertTimeoutPreemptively(Duration.ofSeconds(15), () -> client.close());
+        assertThat(hosts.serverHost.resourceCounts("rxe0").objects()).isZero();
+        assertTimeoutPreemptively(Duration.ofSeconds(15), () -> hosts.client.close());
         assertNothingOfAConnectionLeftOnTheClient();
     }
 
@@ -486,7 +475,8 @@ class ConnectionsTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("receiveQueueDepth 8");
         assertThatThrownBy(() -> ConnectionSpec.rc(8, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("receiveBufferSize");
-        assertThatThrownBy(() -> ConnectSpec.to(new InetSocketAddress(serverIp, 1)).raw().privateData(new byte[57]))
+        InetSocketAddress to = new InetSocketAddress(hosts.serverIp, 1);
+        assertThatThrownBy(() -> ConnectSpec.to(to).raw().privateData(new byte[57]))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("56");
         assertThatThrownBy(() -> ListenSpec.on(InetSocketAddress.createUnresolved("server", 1)).raw())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unresolved");
@@ -496,7 +486,7 @@ class ConnectionsTest {
     void aConnectionWithACompletionChannelOwnsItToo() {
         ConnectionListener listener = accepting();
 
-        Connection c = client.connect(ConnectSpec.to(listener.address()).raw()
+        Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw()
                 .connection(ConnectionSpec.rc(4, 256).withCompletionChannel(true)));
 
         assertThat(c.completionChannel()).isNotNull();
@@ -520,15 +510,15 @@ class ConnectionsTest {
         @BeforeEach
         void connect() throws Exception {
             CompletableFuture<Connection> accepted = new CompletableFuture<>();
-            ConnectionListener listener = server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).raw(),
+            ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(),
                     request -> accepted.complete(request.accept()));
-            connection = client.connect(ConnectSpec.to(listener.address()).raw());
+            connection = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
             assertThat(accepted.get(5, TimeUnit.SECONDS).awaitState(ConnectionState.CONNECTED, WAIT)).isTrue();
         }
 
         @AfterEach
         void portBack() {
-            clientHost.setPortState("rxe1", 1, PortState.ACTIVE);
+            hosts.clientHost.setPortState("rxe1", 1, PortState.ACTIVE);
         }
 
         @Test
@@ -541,13 +531,13 @@ class ConnectionsTest {
 
         @Test
         void aPortThatIsDownHoldsTheReleaseUntilItIsActiveAgain() throws Exception {
-            clientHost.setPortState("rxe1", 1, PortState.DOWN);
+            hosts.clientHost.setPortState("rxe1", 1, PortState.DOWN);
             CompletableFuture<Optional<PortWait.Held>> wait = CompletableFuture
                     .supplyAsync(() -> PortWait.untilActive(connection, WAIT, () -> false));
 
             Thread.sleep(500);
             assertThat(wait).as("held while the port is down").isNotDone();
-            clientHost.setPortState("rxe1", 1, PortState.ACTIVE);
+            hosts.clientHost.setPortState("rxe1", 1, PortState.ACTIVE);
 
             PortWait.Held held = wait.get(5, TimeUnit.SECONDS).orElseThrow();
             assertThat(held.outcome()).isEqualTo(PortWait.Outcome.ACTIVE);
@@ -558,7 +548,7 @@ class ConnectionsTest {
 
         @Test
         void aPortThatStaysDownIsWaitedForNoLongerThanTheBound() {
-            clientHost.setPortState("rxe1", 1, PortState.DOWN);
+            hosts.clientHost.setPortState("rxe1", 1, PortState.DOWN);
 
             PortWait.Held held = PortWait.untilActive(connection, Duration.ofMillis(300), () -> false).orElseThrow();
 
@@ -568,7 +558,7 @@ class ConnectionsTest {
 
         @Test
         void theOwnersStopEndsTheWait() throws Exception {
-            clientHost.setPortState("rxe1", 1, PortState.DOWN);
+            hosts.clientHost.setPortState("rxe1", 1, PortState.DOWN);
             AtomicBoolean stopping = new AtomicBoolean();
             CompletableFuture<Optional<PortWait.Held>> wait = CompletableFuture
                     .supplyAsync(() -> PortWait.untilActive(connection, WAIT, stopping::get));
@@ -581,12 +571,12 @@ class ConnectionsTest {
 
         @Test
         void theManagersCloseEndsTheWait() throws Exception {
-            clientHost.setPortState("rxe1", 1, PortState.DOWN);
+            hosts.clientHost.setPortState("rxe1", 1, PortState.DOWN);
             CompletableFuture<Optional<PortWait.Held>> wait = CompletableFuture
                     .supplyAsync(() -> PortWait.untilActive(connection, WAIT, () -> false));
 
             Thread.sleep(300);
-            client.close(Duration.ofMillis(500));
+            hosts.client.close(Duration.ofMillis(500));
 
             assertThat(wait.get(2, TimeUnit.SECONDS).orElseThrow().outcome()).isIn(PortWait.Outcome.STOPPING,
                     PortWait.Outcome.NOT_QUERYABLE);

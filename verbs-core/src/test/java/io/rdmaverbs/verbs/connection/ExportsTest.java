@@ -17,14 +17,10 @@ import io.rdmaverbs.verbs.ClosePolicy;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.RemoteRegion;
 import io.rdmaverbs.verbs.ResourceClosedException;
-import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsListener;
 import io.rdmaverbs.verbs.VerbsResource;
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.RemoteAccess;
-import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
-import io.rdmaverbs.verbs.provider.simulated.SimulatedNetwork;
-import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,31 +37,22 @@ class ExportsTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final SimulatedNetwork network = SimulatedNetwork.create();
-    private final SimulatedProvider serverHost = SimulatedProvider.on(network, DeviceProfile.rxe("rxe0"));
-    private final SimulatedProvider clientHost = SimulatedProvider.on(network, DeviceProfile.rxe("rxe1"));
-    private final Verbs serverVerbs = Verbs.using(serverHost);
-    private final Verbs clientVerbs = Verbs.using(clientHost);
-    private final Connections server = Connections.on(serverVerbs, "server");
-    private final Connections client = Connections.on(clientVerbs, "client");
+    private final TwoHosts hosts = new TwoHosts();
     /** The client answers a request only once this is counted down. */
     private final CountDownLatch cue = new CountDownLatch(1);
 
     @AfterEach
     void closeAll() {
-        client.close();
-        server.close();
-        clientVerbs.close();
-        serverVerbs.close();
+        hosts.close();
     }
 
     /** The server's session (which exports) and the client's (which reads), connected. */
     private Session[] connected() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
-        ConnectionListener l = server.listen(ListenSpec.on(new InetSocketAddress(serverHost.addresses("rxe0")
-                .getFirst(), 0)).session(SessionSpec.defaults().handler(m -> m.reply(m.toByteArray()))),
+        ConnectionListener l = hosts.server.listen(ListenSpec.on(hosts.anyServerPort())
+                .session(SessionSpec.defaults().handler(m -> m.reply(m.toByteArray()))),
                 request -> accepted.complete(request.accept()));
-        Session c = client.connect(ConnectSpec.to(l.address()).session(SessionSpec.defaults().handler(m -> {
+        Session c = hosts.client.connect(ConnectSpec.to(l.address()).session(SessionSpec.defaults().handler(m -> {
             cue.await(WAIT.toSeconds(), TimeUnit.SECONDS);
             m.reply(m.toByteArray());
         }))).session();
@@ -145,7 +132,7 @@ class ExportsTest {
         }
         RemoteRegion handle = pair[1].remoteRegion(pair[0].export(region, EnumSet.of(RemoteAccess.READ)));
         List<String> registered = new CopyOnWriteArrayList<>();
-        clientVerbs.addListener(new VerbsListener() {
+        hosts.clientVerbs.addListener(new VerbsListener() {
             @Override
             public void created(VerbsResource resource) {
                 if (resource instanceof MemoryRegion) {

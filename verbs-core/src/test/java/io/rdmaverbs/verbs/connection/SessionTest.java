@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs.connection;
 
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -19,12 +18,8 @@ import java.util.zip.CRC32;
 
 import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.ResourceKind;
-import io.rdmaverbs.verbs.Verbs;
 import io.rdmaverbs.verbs.VerbsResource;
 import io.rdmaverbs.verbs.attr.AccessFlag;
-import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
-import io.rdmaverbs.verbs.provider.simulated.SimulatedNetwork;
-import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,32 +35,20 @@ class SessionTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final SimulatedNetwork network = SimulatedNetwork.create();
-    private final SimulatedProvider serverHost = SimulatedProvider.on(network, DeviceProfile.rxe("rxe0"));
-    private final SimulatedProvider clientHost = SimulatedProvider.on(network, DeviceProfile.rxe("rxe1"));
-    private final Verbs serverVerbs = Verbs.using(serverHost);
-    private final Verbs clientVerbs = Verbs.using(clientHost);
-    private final Connections server = Connections.on(serverVerbs, "server");
-    private final Connections client = Connections.on(clientVerbs, "client");
-    private final InetAddress serverIp = serverHost.addresses("rxe0").getFirst();
+    private final TwoHosts hosts = new TwoHosts();
 
     @AfterEach
     void closeAll() {
-        client.close();
-        server.close();
-        assertThat(clientHost.freedMemoryUses()).isEmpty();
-        assertThat(serverHost.freedMemoryUses()).isEmpty();
-        clientVerbs.close();
-        serverVerbs.close();
+        hosts.close();
     }
 
     private ConnectionListener listening(SessionSpec session) {
-        return server.listen(ListenSpec.on(new InetSocketAddress(serverIp, 0)).backlog(8).session(session),
+        return hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).backlog(8).session(session),
                 ConnectionRequest::accept);
     }
 
     private Session connect(ConnectionListener listener) {
-        Connection c = client.connect(ConnectSpec.to(listener.address()));
+        Connection c = hosts.client.connect(ConnectSpec.to(listener.address()));
         assertThat(c.isMessaging()).isTrue();
         return c.session();
     }
@@ -188,7 +171,7 @@ class SessionTest {
             expected.add("m" + i);
         }
         assertThat(got).as("every message, in order").isEqualTo(expected);
-        assertThat(clientHost.resourceCounts("rxe1").objects()).isPositive();
+        assertThat(hosts.clientHost.resourceCounts("rxe1").objects()).isPositive();
     }
 
     @Test
@@ -213,9 +196,10 @@ class SessionTest {
         assertThat(s.statistics().largeMessagesSent()).as("4096 bytes and more: larger than a receive buffer with its header")
                 .isEqualTo(6);
         // The server's regions go once its handler returned, which is just after it replied.
-        eventually(() -> assertThat(serverVerbs.resources()).extracting(VerbsResource::name)
+        eventually(() -> assertThat(hosts.serverVerbs.resources()).extracting(VerbsResource::name)
                 .noneMatch(n -> n.contains("large-in")));
-        assertThat(clientVerbs.resources()).extracting(VerbsResource::name).noneMatch(n -> n.contains("large-out"));
+        assertThat(hosts.clientVerbs.resources()).extracting(VerbsResource::name)
+                .noneMatch(n -> n.contains("large-out"));
     }
 
     private static void eventually(Runnable assertion) throws InterruptedException {
@@ -250,7 +234,8 @@ class SessionTest {
             Thread.sleep(5);
         }
         assertThat(sums).containsExactly(crc(bytes));
-        assertThat(clientVerbs.resources()).extracting(VerbsResource::name).noneMatch(n -> n.contains("large-out"));
+        assertThat(hosts.clientVerbs.resources()).extracting(VerbsResource::name)
+                .noneMatch(n -> n.contains("large-out"));
     }
 
     @Test
@@ -339,11 +324,11 @@ class SessionTest {
         Session s = connect(l);
         CompletableFuture<Message> waiting = s.request(Message.of("will not be answered"));
         long deadline = System.nanoTime() + WAIT.toNanos();
-        while (server.connections().isEmpty() && System.nanoTime() < deadline) {
+        while (hosts.server.connections().isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
 
-        server.connections().getFirst().disconnect();
+        hosts.server.connections().getFirst().disconnect();
 
         SessionEnd end = s.closeFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(end.byPeer()).isTrue();
@@ -358,7 +343,7 @@ class SessionTest {
     void aPeerThatDoesNotSpeakTheProtocolIsRejectedSayingSo() {
         ConnectionListener l = listening(SessionSpec.defaults());
 
-        assertThatThrownBy(() -> client.connect(ConnectSpec.to(l.address()).raw()))
+        assertThatThrownBy(() -> hosts.client.connect(ConnectSpec.to(l.address()).raw()))
                 .isInstanceOf(ConnectionRejectedException.class)
                 .hasMessageContaining("RVMS v1").hasMessageContaining("not the RVMS hello");
     }
@@ -376,13 +361,13 @@ class SessionTest {
             }
         }
 
-        ShutdownReport report = client.close(WAIT);
+        ShutdownReport report = hosts.client.close(WAIT);
 
         assertThat(report.isComplete()).isTrue();
         assertThat(report.connections()).hasSize(3).allSatisfy(c -> assertThat(c.disconnect())
                 .isEqualTo(ConnectionCloseReport.Disconnect.BY_THIS_SIDE));
-        assertThat(clientVerbs.resources()).extracting(VerbsResource::kind).doesNotContain(ResourceKind.CM_ID,
+        assertThat(hosts.clientVerbs.resources()).extracting(VerbsResource::kind).doesNotContain(ResourceKind.CM_ID,
                 ResourceKind.QUEUE_PAIR, ResourceKind.MEMORY_REGION, ResourceKind.COMPLETION_CHANNEL);
-        assertThat(clientHost.resourceCounts("rxe1").objects()).isZero();
+        assertThat(hosts.clientHost.resourceCounts("rxe1").objects()).isZero();
     }
 }
