@@ -27,7 +27,10 @@ public record ConnectionCloseReport(String connection, @Nullable InetSocketAddre
 
     /** Who ended the connection. */
     public enum Disconnect {
-        /** This side called {@code rdma_disconnect(3)}: the peer got DISCONNECTED. */
+        /**
+         * This side called {@code rdma_disconnect(3)}: the peer got DISCONNECTED. Also for a connection this
+         * side accepted whose ESTABLISHED was not read yet (its peer may be connected already).
+         */
         BY_THIS_SIDE,
         /** The peer disconnected first; this side answered. */
         BY_PEER,
