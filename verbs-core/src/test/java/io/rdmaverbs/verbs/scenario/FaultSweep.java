@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import io.rdmaverbs.verbs.ClosePolicy;
@@ -89,7 +90,38 @@ final class FaultSweep {
         return new FaultSweep(profile, scenario, 0, occurrences);
     }
 
+    /**
+     * The sweep, on a thread of a group of its own: a run's threads inherit it, so the check for threads a
+     * run left running sees only this sweep's, whatever sweeps run beside it (FaultSweepTest runs them
+     * concurrently). Not a daemon, whatever the caller is (JUnit's parallel workers are): a thread takes its
+     * daemon status from the thread that starts it, and the check looks for the run's non-daemon threads.
+     */
     Coverage sweep() throws Exception {
+        ThreadGroup group = new ThreadGroup("fault sweep of '" + scenario.name() + "' on " + profile.name());
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread sweeper = Thread.ofPlatform().group(group).daemon(false).name("fault-sweep").start(() -> {
+            try {
+                outcome.set(sweepHere());
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        });
+        try {
+            sweeper.join();
+        } catch (InterruptedException e) {
+            sweeper.interrupt();   // the caller's timeout: the sweep stops with it
+            throw e;
+        }
+        return switch (outcome.get()) {
+            case Coverage c -> c;
+            case Exception e -> throw e;
+            case Error e -> throw e;
+            case null, default -> throw new AssertionError("the sweep of '" + scenario.name() + "' ended with "
+                    + outcome.get());
+        };
+    }
+
+    private Coverage sweepHere() throws Exception {
         FaultPlan clean = run(plan -> { }, true);
         int runs = 1;
         int injected = 0;
@@ -225,8 +257,16 @@ final class FaultSweep {
         }
     }
 
+    /** The live platform threads of the caller's thread group (virtual threads are in none of a sweep's). */
     private static Set<Thread> liveThreads() {
-        return new HashSet<>(Thread.getAllStackTraces().keySet());
+        ThreadGroup group = Thread.currentThread().getThreadGroup();
+        Set<Thread> live = new HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getThreadGroup() == group) {
+                live.add(t);
+            }
+        }
+        return live;
     }
 
     /** Threads the run started that are not daemons must end (an executor shut down takes a moment). */
@@ -234,8 +274,7 @@ final class FaultSweep {
         long deadline = System.nanoTime() + THREAD_GRACE.toNanos();
         List<Thread> left;
         do {
-            left = Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> !before.contains(t) && t.isAlive() && !t.isDaemon()).toList();
+            left = liveThreads().stream().filter(t -> !before.contains(t) && t.isAlive() && !t.isDaemon()).toList();
             if (left.isEmpty()) {
                 return;
             }

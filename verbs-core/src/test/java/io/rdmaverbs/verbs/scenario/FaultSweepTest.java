@@ -10,11 +10,17 @@ import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.function.ThrowingSupplier;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Every scenario of the suite, on the simulated rxe and mlx5 profiles, with a fault at each provider
  * call in turn ({@link FaultSweep}); the connecting scenarios verb by verb, on rxe only. Prints what
  * each sweep covered.
+ *
+ * <p>The sweeps run concurrently, one per core (parallel execution is on in verbs-core's surefire run):
+ * each makes its own simulated providers and shares nothing with another, and together they are most
+ * of this module's test time. The class itself runs alone, as every other test class does.
  */
 class FaultSweepTest {
 
@@ -27,6 +33,7 @@ class FaultSweepTest {
     private static final int CONNECTING_OCCURRENCES_PER_VERB = 2;
 
     @TestFactory
+    @Execution(ExecutionMode.CONCURRENT)
     Stream<DynamicContainer> everyScenarioSurvivesAFaultAtEachProviderCall() {
         return Stream.of(DeviceProfile.rxe("rxe0"), DeviceProfile.mlx5("mlx5_0")).map(profile ->
                 DynamicContainer.dynamicContainer("simulated " + profile.name(), ScenarioCatalog.faultSweepable()
@@ -38,6 +45,7 @@ class FaultSweepTest {
      * differs), so one profile is enough for the scenarios that connect.
      */
     @TestFactory
+    @Execution(ExecutionMode.CONCURRENT)
     Stream<DynamicTest> everyConnectingScenarioSurvivesAFaultAtEachVerbItCalls() {
         DeviceProfile rxe = DeviceProfile.rxe("rxe0");
         return ScenarioCatalog.connecting().stream().map(scenario -> swept(rxe, scenario,
