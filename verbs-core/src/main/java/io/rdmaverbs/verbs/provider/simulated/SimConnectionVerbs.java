@@ -66,6 +66,8 @@ final class SimConnectionVerbs implements ConnectionVerbs {
      * about 100 s.
      */
     static final Duration DEFAULT_CM_RETRY_TIMEOUT = Duration.ofSeconds(100);
+    /** How often a reader waiting while events are held looks again: nothing signals the end of a hold. */
+    private static final long HELD_EVENTS_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private final SimUverbs uverbs;
     final SimulatedNetwork network;
     private final SimDeviceVerbs devices;
@@ -79,7 +81,6 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     private final Set<SimDevice> noArp = new java.util.HashSet<>();
     /** The ids not yet destroyed, like the kernel's {@code rdma resource show cm_id}. */
     private final Set<SimCmId> live = new java.util.LinkedHashSet<>();
-    private static final long HELD_EVENTS_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private volatile long cmRetryNanos = DEFAULT_CM_RETRY_TIMEOUT.toNanos();
     private volatile long idQpGapNanos;
     /** Whether this host's readers see no event due ({@link SimulatedProvider#holdCmEvents}). */
@@ -552,7 +553,6 @@ final class SimConnectionVerbs implements ConnectionVerbs {
                 return null;
             }
             if (eventsHeld) {
-                // Nobody signals the end of a hold: look again now and then.
                 wait = Math.min(wait, HELD_EVENTS_RECHECK_NANOS);
             } else if (!ch.queued.isEmpty()) {
                 wait = Math.min(wait, ch.queued.getFirst().dueNanos - now);
