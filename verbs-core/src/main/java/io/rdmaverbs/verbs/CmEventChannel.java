@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -53,6 +54,11 @@ public final class CmEventChannel extends VerbsResource {
     private final ReentrantLock eventLock = new ReentrantLock();
     /** Bumped by {@link #wakeWaiters()}: a waiter that saw it change returns empty. */
     private final AtomicLong wakes = new AtomicLong();
+    /**
+     * Threads inside {@link #awaitEvent(Duration)}, counted over the whole call: the call's in-flight
+     * guard is taken per slice, so that a close need not wait a slice, and dips between slices.
+     */
+    private final AtomicInteger waiting = new AtomicInteger();
     /**
      * Events a closing id's thread read on behalf of the channel's waiters (it reads the channel while
      * waiting for its own DISCONNECTED): handed out by {@link #awaitEvent} first, in arrival order.
@@ -123,6 +129,15 @@ public final class CmEventChannel extends VerbsResource {
      */
     public Optional<CmEvent> awaitEvent(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
+        waiting.incrementAndGet();
+        try {
+            return awaitInSlices(timeout);
+        } finally {
+            waiting.decrementAndGet();
+        }
+    }
+
+    private Optional<CmEvent> awaitInSlices(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         long woken = wakes.get();
         do {
@@ -165,7 +180,7 @@ public final class CmEventChannel extends VerbsResource {
 
     /** The number of threads waiting in {@link #awaitEvent(Duration)} now. */
     public int waiters() {
-        return inFlight();
+        return waiting.get();
     }
 
     // ---- reading events ---------------------------------------------------------------------------

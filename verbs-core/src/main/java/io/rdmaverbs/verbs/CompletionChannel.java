@@ -52,6 +52,11 @@ public final class CompletionChannel extends VerbsResource {
     /** Bumped by {@link #wakeWaiters()}: a waiter that saw it change returns empty. */
     private final AtomicLong wakes = new AtomicLong();
     /**
+     * Threads inside {@link #awaitEvent(Duration)}, counted over the whole call: the call's in-flight
+     * guard is taken per slice, so that a close need not wait a slice, and dips between slices.
+     */
+    private final AtomicInteger waiting = new AtomicInteger();
+    /**
      * The CQ destroys waiting for {@link #eventLock}: while there are any, waiters keep out of
      * {@code getCqEvent}, so that a destroy does not wait a slice for each of them in turn.
      */
@@ -85,6 +90,15 @@ public final class CompletionChannel extends VerbsResource {
      *         this comes promptly)
      */
     public Optional<CompletionQueue> awaitEvent(Duration timeout) {
+        waiting.incrementAndGet();
+        try {
+            return awaitInSlices(timeout);
+        } finally {
+            waiting.decrementAndGet();
+        }
+    }
+
+    private Optional<CompletionQueue> awaitInSlices(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         long woken = wakes.get();
         do {
@@ -173,7 +187,7 @@ public final class CompletionChannel extends VerbsResource {
 
     /** The number of threads waiting in {@link #awaitEvent(Duration)} now. */
     public int waiters() {
-        return inFlight();
+        return waiting.get();
     }
 
     @Override

@@ -229,6 +229,22 @@ class CmEventChannelWaitersTest {
         assertThat(providerWakes).hasValue(1);
     }
 
+    /** The call's in-flight guard is taken per slice; the waiter count must not dip at a slice end. */
+    @Test
+    void theWaiterCountHoldsSteadyAcrossSliceEnds() throws Exception {
+        CompletableFuture<Optional<CmEvent>> waiting = waitingOnce(Duration.ofSeconds(30));
+        int fewest = 1;
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CompletionChannel.WAIT_SLICE_MILLIS * 10);
+        while (System.nanoTime() < end) {
+            fewest = Math.min(fewest, channel.waiters());
+        }
+
+        assertThat(fewest).as("fewest waiters seen while one waits").isEqualTo(1);
+        channel.wakeWaiters();
+        assertThat(waiting.get(5, TimeUnit.SECONDS)).isEmpty();
+        assertThat(channel.waiters()).isZero();
+    }
+
     @Test
     void closingTheChannelEndsAWaitWithResourceClosed() throws Exception {
         CompletableFuture<Optional<CmEvent>> waiting = waitingOnce(Duration.ofSeconds(30));
