@@ -65,6 +65,17 @@ int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 }
 
 /*
+ * Fails as a provider that reports through errno would: -1, errno EIO when armed for every completion,
+ * EAGAIN when for solicited ones only, so that two threads' calls leave two different errnos.
+ */
+int fake_req_notify_cq_errno(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq;
+	errno = solicited_only ? EAGAIN : EIO;
+	return -1;
+}
+
+/*
  * Walks the chain as a provider does, recording each WR's wr_id, and returns the errno itself, as
  * rdma-core's own providers do: ENOMEM at the first WR with more than MAX_SGE entries, which bad_wr
  * names (the ones before it count as posted).

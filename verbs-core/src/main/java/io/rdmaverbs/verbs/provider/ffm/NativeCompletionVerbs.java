@@ -182,7 +182,6 @@ final class NativeCompletionVerbs implements CompletionVerbs {
     public void reqNotifyCq(CqHandle cq, boolean solicitedOnly) {
         NativeCq q = provider.identify(cq, NativeCq.class);
         requireOp("ibv_req_notify_cq", q, q.reqNotifyCq());
-        MemorySegment state = CallState.current();
         NativeCqExPoller ex = q.exPoller();
         if (ex != null) {
             // irdma's req_notify_cq takes the CQ lock a batch holds (rxe's and mlx5's take none).
@@ -190,8 +189,10 @@ final class NativeCompletionVerbs implements CompletionVerbs {
         }
         // Guarded as a poll is, so that destroyCq waits for it; the CQ's pointer is a global segment already.
         q.arming().enter();
+        MemorySegment state;
         int rc;
         try {
+            state = q.arming().callState();
             rc = ex == null ? InlineVerbs.ibv_req_notify_cq(q.reqNotifyCq(), state, q.pointer(), solicitedOnly ? 1 : 0)
                     : InlineVerbs.ibv_req_notify_cq_contended(q.reqNotifyCq(), state, q.pointer(), solicitedOnly ? 1 : 0);
         } finally {

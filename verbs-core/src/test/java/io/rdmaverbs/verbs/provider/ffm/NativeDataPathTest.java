@@ -129,6 +129,49 @@ class NativeDataPathTest {
         }
     }
 
+    /**
+     * Arming keeps errno in the arming guard's owner's slot for the owner's calls and in the thread's own
+     * slot for any other thread's: two threads failing at once, each with its own errno, each read their own.
+     */
+    @Test
+    void armingFailuresOfTwoThreadsAtOnceEachReportTheirOwnErrno() throws Exception {
+        // Global, as a CQ libibverbs allocated is: this test's arena is confined to its thread.
+        MemorySegment cqObject = CallGuard.bare(device.object(IbvCq.LAYOUT));
+        NativeCq failing = new NativeCq(provider, cqObject, context, 16, null, function("fake_poll_cq"),
+                function("fake_req_notify_cq_errno"));
+        int rounds = 50_000;
+        // This thread arms first, so it owns the arming guard; the other takes the shared path.
+        assertThat(armingErrno(failing, false)).isEqualTo(Errno.EIO);
+        java.util.concurrent.CompletableFuture<Integer> other = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> mismatches(failing, true, Errno.EAGAIN, rounds),
+                command -> Thread.ofPlatform().start(command));
+        int mine = mismatches(failing, false, Errno.EIO, rounds);
+
+        assertThat(mine).as("the owner's failures reading another errno than EIO").isZero();
+        assertThat(other.get(60, java.util.concurrent.TimeUnit.SECONDS))
+                .as("the other thread's failures reading another errno than EAGAIN").isZero();
+    }
+
+    private int mismatches(NativeCq failing, boolean solicitedOnly, Errno expected, int rounds) {
+        int wrong = 0;
+        for (int i = 0; i < rounds; i++) {
+            if (armingErrno(failing, solicitedOnly) != expected) {
+                wrong++;
+            }
+        }
+        return wrong;
+    }
+
+    private @org.jspecify.annotations.Nullable Errno armingErrno(NativeCq failing, boolean solicitedOnly) {
+        try {
+            cqVerbs.reqNotifyCq(failing, solicitedOnly);
+            throw new AssertionError("ibv_req_notify_cq did not fail");
+        } catch (VerbsException e) {
+            assertThat(e.verb()).isEqualTo("ibv_req_notify_cq");
+            return e.errno();
+        }
+    }
+
     @Test
     void reqNotifyCqPassesSolicitedOnly() {
         cqVerbs.reqNotifyCq(cq, true);
