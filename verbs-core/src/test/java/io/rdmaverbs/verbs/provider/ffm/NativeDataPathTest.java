@@ -12,6 +12,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.QpType;
@@ -33,6 +35,7 @@ import io.rdmaverbs.verbs.provider.SendWr;
 import io.rdmaverbs.verbs.provider.SharedReceiveQueueVerbs;
 import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -142,13 +145,13 @@ class NativeDataPathTest {
         int rounds = 50_000;
         // This thread arms first, so it owns the arming guard; the other takes the shared path.
         assertThat(armingErrno(failing, false)).isEqualTo(Errno.EIO);
-        java.util.concurrent.CompletableFuture<Integer> other = java.util.concurrent.CompletableFuture.supplyAsync(
+        CompletableFuture<Integer> other = CompletableFuture.supplyAsync(
                 () -> mismatches(failing, true, Errno.EAGAIN, rounds),
                 command -> Thread.ofPlatform().start(command));
         int mine = mismatches(failing, false, Errno.EIO, rounds);
 
         assertThat(mine).as("the owner's failures reading another errno than EIO").isZero();
-        assertThat(other.get(60, java.util.concurrent.TimeUnit.SECONDS))
+        assertThat(other.get(60, TimeUnit.SECONDS))
                 .as("the other thread's failures reading another errno than EAGAIN").isZero();
     }
 
@@ -162,7 +165,7 @@ class NativeDataPathTest {
         return wrong;
     }
 
-    private @org.jspecify.annotations.Nullable Errno armingErrno(NativeCq failing, boolean solicitedOnly) {
+    private @Nullable Errno armingErrno(NativeCq failing, boolean solicitedOnly) {
         try {
             cqVerbs.reqNotifyCq(failing, solicitedOnly);
             throw new AssertionError("ibv_req_notify_cq did not fail");
