@@ -283,8 +283,7 @@ public final class QueuePair extends VerbsResource {
     public void postSend(SendRequest request) {
         // Not entered, as CompletionQueue#poll: the provider guards the post itself (see QueuePairVerbs#destroyQp).
         checkOpen();
-        request.checkPostable(context);
-        request.checkDeviceLimits(this);
+        request.checkPostable(this);
         try {
             qpVerbs.postSend(handle, request.wr());
         } catch (VerbsException e) {

@@ -26,7 +26,7 @@ public final class ReceiveBatch extends RequestBatch<ReceiveRequest> {
     private final WorkRequestChain<RecvWr> chain;
 
     ReceiveBatch(WorkRequestChain<RecvWr> chain) {
-        super(chain, i -> new ReceiveRequest(chain.request(i), true), "receive");
+        super(chain, (i, checks) -> new ReceiveRequest(chain.request(i), checks), "receive");
         this.chain = chain;
     }
 

@@ -8,7 +8,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A reusable receive work request ({@code struct ibv_recv_wr}) for {@link QueuePair#postReceive} or
- * {@link SharedReceiveQueue#postReceive}; posting allocates nothing. Not thread-safe.
+ * {@link SharedReceiveQueue#postReceive}; posting allocates nothing. Posted again unchanged on the same
+ * device context, it is checked only for its regions closed or freed since ({@link PostChecks}). Not
+ * thread-safe.
  */
 public final class ReceiveRequest implements AutoCloseable {
 
@@ -18,14 +20,22 @@ public final class ReceiveRequest implements AutoCloseable {
     private int sges;
     /** A request of a {@link ReceiveBatch}: it lives and dies with its batch. */
     private final boolean inBatch;
+    /** Its own, or its batch's: what the last check before a post found. */
+    private final PostChecks checks;
     private boolean closed;
 
     ReceiveRequest(RecvWr wr) {
-        this(wr, false);
+        this(wr, new PostChecks(), false);
     }
 
-    ReceiveRequest(RecvWr wr, boolean inBatch) {
+    /** A request of the batch whose {@code checks} these are. */
+    ReceiveRequest(RecvWr wr, PostChecks checks) {
+        this(wr, checks, true);
+    }
+
+    private ReceiveRequest(RecvWr wr, PostChecks checks, boolean inBatch) {
         this.wr = wr;
+        this.checks = checks;
         this.inBatch = inBatch;
         this.regions = new MemoryRegion[wr.maxSge()];
     }
@@ -42,6 +52,9 @@ public final class ReceiveRequest implements AutoCloseable {
     /** Sets entry {@code index} to {@code length} bytes at {@code offset} of {@code region}. */
     public ReceiveRequest segment(int index, MemoryRegion region, long offset, int length) {
         SendRequest.checkSegment(index, region, offset, length, regions.length);
+        if (region != regions[index]) {
+            checks.changed();
+        }
         wr.sge(index, region.address() + offset, length, region.lkey());
         regions[index] = region;
         return this;
@@ -51,6 +64,9 @@ public final class ReceiveRequest implements AutoCloseable {
         if (count < 0 || count > regions.length) {
             throw new IllegalArgumentException("this request has room for 0.." + regions.length + " entries, asked for "
                     + count);
+        }
+        if (count != sges) {
+            checks.changed();
         }
         wr.sgeCount(count);
         sges = count;
@@ -63,6 +79,7 @@ public final class ReceiveRequest implements AutoCloseable {
     }
 
     public ReceiveRequest clear() {
+        checks.changed();
         wr.clear();
         Arrays.fill(regions, null);
         sges = 0;
@@ -77,12 +94,17 @@ public final class ReceiveRequest implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("this receive request was closed");
         }
+        if (checks.stillPass(context)) {
+            return;
+        }
+        checks.begin();
         checkPostable(context, null);
+        checks.passed(context);
     }
 
     /** As {@link SendRequest#checkPostable(DeviceContext, MemoryRegion)}: a batch's region checked once. */
     @Nullable MemoryRegion checkPostable(DeviceContext context, @Nullable MemoryRegion checked) {
-        return SendRequest.checkRegions(regions, sges, context, checked);
+        return SendRequest.checkRegions(regions, sges, context, checked, checks);
     }
 
     /** Closing the batch closes its requests, each alone cannot be. */

@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs;
 
 import java.util.Objects;
-import java.util.function.IntFunction;
 
 import io.rdmaverbs.verbs.provider.WorkRequestChain;
 
@@ -10,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a {@link SendBatch} and a {@link ReceiveBatch} share: the provider's chain, one request object
  * per slot made once, and how many of them were added. Adding sets the chain's length, so the chain's
- * links always end at the last request added.
+ * links always end at the last request added. Its requests share one {@link PostChecks}: a batch posted
+ * again with no request changed is checked only for the regions and handles it names being closed or freed.
  *
  * @param <R> {@link SendRequest} or {@link ReceiveRequest}
  */
@@ -19,15 +19,22 @@ abstract sealed class RequestBatch<R> implements AutoCloseable permits SendBatch
     private final WorkRequestChain<?> chain;
     private final Object[] requests;
     private final String kind;
+    /** What the last full check of the batch found; every request's setters reach it. */
+    final PostChecks checks = new PostChecks();
     private int size;
     private boolean closed;
 
-    RequestBatch(WorkRequestChain<?> chain, IntFunction<R> slot, String kind) {
+    /** Makes the request of slot {@code index}, sharing the batch's {@code checks}. */
+    interface Slot<R> {
+        R make(int index, PostChecks checks);
+    }
+
+    RequestBatch(WorkRequestChain<?> chain, Slot<R> slot, String kind) {
         this.chain = chain;
         this.kind = kind;
         this.requests = new Object[chain.capacity()];
         for (int i = 0; i < requests.length; i++) {
-            requests[i] = slot.apply(i);
+            requests[i] = slot.make(i, checks);
         }
     }
 
@@ -50,6 +57,7 @@ abstract sealed class RequestBatch<R> implements AutoCloseable permits SendBatch
             throw new IllegalStateException("this " + kind + " batch holds " + requests.length + " requests, all "
                     + "added; post it and clear() it, or create a larger one");
         }
+        // The reset changes the batch's checks (a request's clear() does).
         R request = reset(at(size));
         chain.length(++size);
         return request;
@@ -71,17 +79,26 @@ abstract sealed class RequestBatch<R> implements AutoCloseable permits SendBatch
 
     final void empty() {
         requireOpen();
+        checks.changed();
         size = 0;
         chain.length(0);
     }
 
-    /** Every request passes the single request's checks, and an empty batch is not posted. */
+    /**
+     * Every request passes the single request's checks, and an empty batch is not posted. Walks the requests
+     * only if one changed since the last walk passed for {@code context}.
+     */
     final void checkPostable(DeviceContext context) {
         requireNotEmpty();
+        if (checks.stillPass(context)) {
+            return;
+        }
+        checks.begin();
         MemoryRegion checked = null;
         for (int i = 0; i < size; i++) {
             checked = checkPostable(at(i), context, checked);
         }
+        checks.passed(context);
     }
 
     /** Refuses a closed or empty batch, before its requests are checked. */

@@ -28,7 +28,7 @@ public final class SendBatch extends RequestBatch<SendRequest> {
     private final WorkRequestChain<SendWr> chain;
 
     SendBatch(WorkRequestChain<SendWr> chain) {
-        super(chain, i -> new SendRequest(chain.request(i), true), "send");
+        super(chain, (i, checks) -> new SendRequest(chain.request(i), checks), "send");
         this.chain = chain;
     }
 
@@ -50,10 +50,15 @@ public final class SendBatch extends RequestBatch<SendRequest> {
     /**
      * The checks of a post to {@code qp}, in one pass over the requests: each request's own
      * ({@link SendRequest#checkPostable(DeviceContext, MemoryRegion)}, a region shared by neighbours
-     * checked once) and the device's limits ({@link SendRequest#checkDeviceLimits}).
+     * checked once) and the device's limits ({@link SendRequest#checkDeviceLimits}). Only if a request changed
+     * since the last pass passed for {@code qp}: else only the regions and handles it found.
      */
     void checkPostable(QueuePair qp) {
         requireNotEmpty();
+        if (checks.stillPass(qp)) {
+            return;
+        }
+        checks.begin();
         DeviceContext context = qp.context();
         MemoryRegion checked = null;
         for (int i = 0, n = size(); i < n; i++) {
@@ -61,6 +66,7 @@ public final class SendBatch extends RequestBatch<SendRequest> {
             checked = request.checkPostable(context, checked);
             request.checkDeviceLimits(qp);
         }
+        checks.passed(qp);
     }
 
     @Override

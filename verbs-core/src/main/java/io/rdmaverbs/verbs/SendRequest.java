@@ -12,7 +12,9 @@ import org.jspecify.annotations.Nullable;
  * A reusable send work request ({@code struct ibv_send_wr}), built once and posted many times with
  * {@link QueuePair#postSend}; posting allocates nothing. Scatter/gather entries name the
  * {@link MemoryRegion} they point into, so bounds are checked when set and a region closed since is
- * refused at post time, in Java. Not thread-safe: one request per posting thread.
+ * refused at post time, in Java. A request posted again unchanged to the same QP is checked only for what
+ * can change without it (its regions and address handle closed, its memory freed): see {@link PostChecks}.
+ * Not thread-safe: one request per posting thread.
  */
 public final class SendRequest implements AutoCloseable {
 
@@ -26,14 +28,22 @@ public final class SendRequest implements AutoCloseable {
     private @Nullable AddressHandle addressHandle;
     /** A request of a {@link SendBatch}: it lives and dies with its batch. */
     private final boolean inBatch;
+    /** Its own, or its batch's: what the last check before a post found. */
+    private final PostChecks checks;
     private boolean closed;
 
     SendRequest(SendWr wr) {
-        this(wr, false);
+        this(wr, new PostChecks(), false);
     }
 
-    SendRequest(SendWr wr, boolean inBatch) {
+    /** A request of the batch whose {@code checks} these are. */
+    SendRequest(SendWr wr, PostChecks checks) {
+        this(wr, checks, true);
+    }
+
+    private SendRequest(SendWr wr, PostChecks checks, boolean inBatch) {
         this.wr = wr;
+        this.checks = checks;
         this.inBatch = inBatch;
         this.regions = new MemoryRegion[wr.maxSge()];
         wr.opcode(SendOpcode.SEND);
@@ -47,6 +57,9 @@ public final class SendRequest implements AutoCloseable {
 
     public SendRequest opcode(SendOpcode opcode) {
         wr.opcode(Objects.requireNonNull(opcode, "opcode"));
+        if (opcode != this.opcode) {
+            checks.changed();
+        }
         this.opcode = opcode;
         return this;
     }
@@ -54,6 +67,9 @@ public final class SendRequest implements AutoCloseable {
     /** {@link SendFlag} bits; {@link SendFlag#SIGNALED} by default. */
     public SendRequest flags(int sendFlags) {
         wr.flags(sendFlags);
+        if (sendFlags != this.sendFlags) {
+            checks.changed();
+        }
         this.sendFlags = sendFlags;
         return this;
     }
@@ -61,6 +77,10 @@ public final class SendRequest implements AutoCloseable {
     /** Sets scatter/gather entry {@code index} to {@code length} bytes at {@code offset} of {@code region}. */
     public SendRequest segment(int index, MemoryRegion region, long offset, int length) {
         checkSegment(index, region, offset, length, regions.length);
+        // The bounds are checked above; a post checks only the region, and the length where a limit reads it.
+        if (region != regions[index] || isAtomic() || (sendFlags & SendFlag.INLINE) != 0) {
+            checks.changed();
+        }
         wr.sge(index, region.address() + offset, length, region.lkey());
         regions[index] = region;
         return this;
@@ -71,6 +91,9 @@ public final class SendRequest implements AutoCloseable {
         if (count < 0 || count > regions.length) {
             throw new IllegalArgumentException("this request has room for 0.." + regions.length + " entries, asked for "
                     + count);
+        }
+        if (count != sges) {
+            checks.changed();
         }
         wr.sgeCount(count);
         sges = count;
@@ -90,6 +113,10 @@ public final class SendRequest implements AutoCloseable {
 
     /** The remote buffer of an RDMA write or read. */
     public SendRequest remote(long remoteAddress, int rkey) {
+        if (isAtomic()) {
+            // An atomic's remote address is checked for alignment.
+            checks.changed();
+        }
         wr.rdma(remoteAddress, rkey);
         return this;
     }
@@ -100,6 +127,7 @@ public final class SendRequest implements AutoCloseable {
      * {@code compareAdd}). The original value lands in this request's first entry.
      */
     public SendRequest atomic(long remoteAddress, int rkey, long compareAdd, long swap) {
+        checks.changed();
         wr.atomic(remoteAddress, rkey, compareAdd, swap);
         return this;
     }
@@ -108,6 +136,9 @@ public final class SendRequest implements AutoCloseable {
     public SendRequest datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
         Objects.requireNonNull(ah, "ah");
         ah.checkOpen();
+        if (ah != addressHandle) {
+            checks.changed();
+        }
         wr.datagram(ah.handle, remoteQpn, remoteQkey);
         this.addressHandle = ah;
         return this;
@@ -125,6 +156,7 @@ public final class SendRequest implements AutoCloseable {
 
     /** Resets everything to a signaled SEND with no entries. */
     public SendRequest clear() {
+        checks.changed();
         wr.clear();
         wr.opcode(SendOpcode.SEND);
         wr.flags(SendFlag.SIGNALED);
@@ -140,34 +172,48 @@ public final class SendRequest implements AutoCloseable {
         return wr;
     }
 
-    /** Refuses, in Java, a request whose regions or address handle were closed or belong elsewhere. */
-    void checkPostable(DeviceContext context) {
+    /**
+     * Refuses, in Java, a request whose regions or address handle were closed or belong elsewhere, or that
+     * exceeds a limit of {@code qp} or its device ({@link #checkDeviceLimits}).
+     */
+    void checkPostable(QueuePair qp) {
         if (closed) {
             throw new IllegalStateException("this send request was closed");
         }
-        checkPostable(context, null);
+        if (checks.stillPass(qp)) {
+            return;
+        }
+        checks.begin();
+        checkPostable(qp.context(), null);
+        checkDeviceLimits(qp);
+        checks.passed(qp);
     }
 
     /**
-     * The checks of a request of a batch (whose batch checked it is open): {@code checked} is the region
-     * the request before it ended with, which is not checked again (the requests of a batch mostly
-     * point into one region, and a post checks it once). Returns the region to pass to the next.
+     * The checks of a request of a batch (whose batch checked it is open, and {@linkplain PostChecks#begin
+     * began} a full check): {@code checked} is the region the request before it ended with, which is not
+     * checked again (the requests of a batch mostly point into one region, and a post checks it once).
+     * Returns the region to pass to the next.
      */
     @Nullable MemoryRegion checkPostable(DeviceContext context, @Nullable MemoryRegion checked) {
-        checked = checkRegions(regions, sges, context, checked);
+        checked = checkRegions(regions, sges, context, checked, checks);
         AddressHandle ah = addressHandle;
         if (ah != null) {
             ah.checkOpen();
             if (ah.context() != context) {
                 throw new IllegalArgumentException(ah.ref() + " belongs to another device context");
             }
+            checks.found(ah);
         }
         return checked;
     }
 
-    /** The first {@code count} regions are set, open, alive and of {@code context}; {@code checked} was checked. */
+    /**
+     * The first {@code count} regions are set, open, alive and of {@code context}; {@code checked} was checked.
+     * Each region checked is {@linkplain PostChecks#found found} for {@code checks}.
+     */
     static @Nullable MemoryRegion checkRegions(@Nullable MemoryRegion[] regions, int count, DeviceContext context,
-            @Nullable MemoryRegion checked) {
+            @Nullable MemoryRegion checked, PostChecks checks) {
         for (int i = 0; i < count; i++) {
             MemoryRegion r = regions[i];
             if (r == null) {
@@ -175,6 +221,7 @@ public final class SendRequest implements AutoCloseable {
             }
             if (r != checked) {
                 checkRegion(r, context);
+                checks.found(r);
                 checked = r;
             }
         }
@@ -189,7 +236,7 @@ public final class SendRequest implements AutoCloseable {
      * {@code max_inline_data} ({@code ibv_post_send(3)}: {@code IBV_SEND_INLINE}).
      */
     void checkDeviceLimits(QueuePair qp) {
-        if (opcode == SendOpcode.ATOMIC_FETCH_AND_ADD || opcode == SendOpcode.ATOMIC_CMP_AND_SWP) {
+        if (isAtomic()) {
             checkAtomic(qp);
         }
         if ((sendFlags & SendFlag.INLINE) != 0) {
@@ -200,6 +247,10 @@ public final class SendRequest implements AutoCloseable {
                         + "(max_inline_data granted at create); this IBV_SEND_INLINE request carries " + length);
             }
         }
+    }
+
+    private boolean isAtomic() {
+        return opcode == SendOpcode.ATOMIC_FETCH_AND_ADD || opcode == SendOpcode.ATOMIC_CMP_AND_SWP;
     }
 
     private void checkAtomic(QueuePair qp) {

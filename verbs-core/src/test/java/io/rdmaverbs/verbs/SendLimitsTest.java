@@ -10,6 +10,7 @@ import io.rdmaverbs.verbs.attr.AtomicCapability;
 import io.rdmaverbs.verbs.attr.QpCapabilities;
 import io.rdmaverbs.verbs.attr.SendFlag;
 import io.rdmaverbs.verbs.attr.SendOpcode;
+import io.rdmaverbs.verbs.error.VerbsException;
 import io.rdmaverbs.verbs.provider.simulated.DeviceProfile;
 import io.rdmaverbs.verbs.provider.simulated.SimulatedProvider;
 
@@ -43,6 +44,19 @@ class SendLimitsTest {
     }
 
     @Test
+    void anOpcodeChangedToAnAtomicAfterAPostIsRefusedNamingAtomicCap() {
+        try (SendRequest send = qp.newSendRequest(1).single(mr, 0, 8)) {
+            assertThatThrownBy(() -> qp.postSend(send)).as("past the Java checks, refused for the QP's state")
+                    .isInstanceOf(VerbsException.class).hasMessageContaining("RTS");
+
+            send.opcode(SendOpcode.ATOMIC_FETCH_AND_ADD);
+
+            assertThatThrownBy(() -> qp.postSend(send)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("atomic_cap NONE");
+        }
+    }
+
+    @Test
     void aBatchWithOneOversizedInlineRequestIsRefusedWholeInJava() {
         int max = qp.capabilities().maxInlineData();
         try (SendBatch batch = qp.newSendBatch(3, 1)) {
@@ -60,7 +74,7 @@ class SendLimitsTest {
         int max = qp.capabilities().maxInlineData();
         try (SendRequest send = qp.newSendRequest(1).flags(SendFlag.INLINE).single(mr, 0, max)) {
             // The QP is in RESET: past the Java checks the provider refuses the post for its state.
-            assertThatThrownBy(() -> qp.postSend(send)).isInstanceOf(io.rdmaverbs.verbs.error.VerbsException.class)
+            assertThatThrownBy(() -> qp.postSend(send)).isInstanceOf(VerbsException.class)
                     .hasMessageContaining("RTS");
         }
     }
