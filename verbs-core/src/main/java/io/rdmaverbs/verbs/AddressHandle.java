@@ -1,6 +1,5 @@
 package io.rdmaverbs.verbs;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -37,7 +36,7 @@ public final class AddressHandle extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details();
         m.put("port", address.portNumber());
         m.put("destination", address.globalRoute() != null ? address.globalRoute().destinationGid().toString()
                 : "lid " + address.destinationLid());

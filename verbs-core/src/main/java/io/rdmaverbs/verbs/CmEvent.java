@@ -1,6 +1,5 @@
 package io.rdmaverbs.verbs;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -96,7 +95,7 @@ public final class CmEvent extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details();
         m.put("type", type.cName());
         m.put("status", status);
         m.put("id", id.name());

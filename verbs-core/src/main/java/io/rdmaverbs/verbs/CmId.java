@@ -4,7 +4,6 @@ import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -541,7 +540,7 @@ public final class CmId extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details();
         m.put("role", role.name());
         m.put("portSpace", portSpace().name());
         m.put("channel", channel.name());

@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -192,7 +191,7 @@ public final class CompletionChannel extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details();
         m.put("fd", handle.fd());
         m.put("waiters", waiters());
         return m;

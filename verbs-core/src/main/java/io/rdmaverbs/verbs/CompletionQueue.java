@@ -3,7 +3,6 @@ package io.rdmaverbs.verbs;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -290,7 +289,7 @@ public final class CompletionQueue extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details(5);
         m.put("entries", capacity());
         m.put("compVector", compVector);
         m.put("channel", channel == null ? "none" : channel.name());

@@ -3,7 +3,6 @@ package io.rdmaverbs.verbs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -40,6 +39,11 @@ public final class DeviceContext extends VerbsResource {
     private static final String LEAK = " open: ibv_close_device does not release it (it would leak)";
     private static final String ADOPTED_LEAK =
             " open: librdmacm keeps this context open, but the graph would lose track of it (it would leak)";
+    /** The messages of a resource left open on the context, worded when read. */
+    private static final StuckReference.Wording STILL_HAS = s -> s.resource().sentence(" still has ",
+            Objects.requireNonNull(s.blocker()), LEAK);
+    private static final StuckReference.Wording STILL_HAS_ADOPTED = s -> s.resource().sentence(" still has ",
+            Objects.requireNonNull(s.blocker()), ADOPTED_LEAK);
 
     final ContextHandle handle;
     private final VerbsProvider provider;
@@ -313,7 +317,7 @@ public final class DeviceContext extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details();
         m.put("device", device.name());
         m.put("guid", device.guidHex());
         m.put("nodeType", device.nodeType().name());
@@ -337,8 +341,7 @@ public final class DeviceContext extends VerbsResource {
     StuckReference dependentReference(ResourceRef self, VerbsResource d) {
         ResourceRef blocker = d.ref();
         return new StuckReference(self, releaseVerb(), StuckReference.Consequence.LEAKS,
-                null, StuckReference.Cause.DEPENDENT_RESOURCE, blocker, null,
-                self.sentence(" still has ", blocker, adopted ? ADOPTED_LEAK : LEAK));
+                null, StuckReference.Cause.DEPENDENT_RESOURCE, blocker, adopted ? STILL_HAS_ADOPTED : STILL_HAS);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.rdmaverbs.verbs;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -44,7 +43,7 @@ public final class MulticastAttachment extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details();
         m.put("group", group.toString());
         m.put("lid", lid);
         m.put("qp", qp.name());

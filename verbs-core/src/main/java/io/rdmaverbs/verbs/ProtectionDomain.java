@@ -3,7 +3,6 @@ package io.rdmaverbs.verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -261,7 +260,7 @@ public final class ProtectionDomain extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        return new LinkedHashMap<>();
+        return new Details(0);
     }
 
     @Override

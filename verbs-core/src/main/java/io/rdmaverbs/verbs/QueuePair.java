@@ -3,7 +3,6 @@ package io.rdmaverbs.verbs;
 import io.rdmaverbs.verbs.error.Errno;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -452,7 +451,7 @@ public final class QueuePair extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details(9);
         m.put("qpNum", qpNum());
         m.put("type", type().name());
         m.put("state", state().name());

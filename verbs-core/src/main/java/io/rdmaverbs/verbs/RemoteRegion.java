@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -247,7 +246,7 @@ public final class RemoteRegion extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details();
         m.put("holder", target.holder());
         m.put("exportId", target.exportId());
         m.put("length", target.length());

@@ -1,7 +1,6 @@
 package io.rdmaverbs.verbs;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -130,7 +129,7 @@ public final class SharedReceiveQueue extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details();
         m.put("type", type.name());
         m.put("maxWr", maxWr);
         m.put("maxSge", maxSge);

@@ -1,5 +1,7 @@
 package io.rdmaverbs.verbs;
 
+import java.util.Objects;
+
 import io.rdmaverbs.verbs.error.Errno;
 
 import org.jspecify.annotations.Nullable;
@@ -7,18 +9,102 @@ import org.jspecify.annotations.Nullable;
 /**
  * One reason the release of a resource would go wrong if it were attempted now, found from the graph
  * alone (no native call): the verb, what would happen (an errno, a hang, a leak), and what holds it.
- *
- * @param resource the resource whose release would go wrong
- * @param verb the release verb, e.g. {@code ibv_dealloc_pd}
- * @param consequence what the verb would do
- * @param errno the errno the verb would fail with, for {@link Consequence#FAILS}
- * @param cause the kind of holder
- * @param blocker the resource that holds it, when the holder is a resource
- * @param lease the lease that holds it, when the holder is a borrower
- * @param message a sentence a user can act on
  */
-public record StuckReference(ResourceRef resource, String verb, Consequence consequence, @Nullable Errno errno,
-        Cause cause, @Nullable ResourceRef blocker, @Nullable Lease lease, String message) {
+public final class StuckReference {
+
+    /**
+     * Words the message of a reference from its own parts, when it is first asked for. A graph's reports
+     * list one reference per live dependent (150k for a graph of 100k resources), and most are counted,
+     * filtered by cause or mapped, not read: the sentence, over half of what a reference costs, is built for
+     * those that are read. A wording reads only the reference's immutable parts, so the sentence is the one
+     * an eager one would have been.
+     */
+    @FunctionalInterface
+    interface Wording {
+        String words(StuckReference reference);
+    }
+
+    private final ResourceRef resource;
+    private final String verb;
+    private final Consequence consequence;
+    private final @Nullable Errno errno;
+    private final Cause cause;
+    private final @Nullable ResourceRef blocker;
+    private final @Nullable Lease lease;
+    private final @Nullable Wording wording;
+    /* Built at most once per thread that races to read it first: a String is safely published by itself. */
+    private @Nullable String message;
+
+    public StuckReference(ResourceRef resource, String verb, Consequence consequence, @Nullable Errno errno,
+            Cause cause, @Nullable ResourceRef blocker, @Nullable Lease lease, String message) {
+        this(resource, verb, consequence, errno, cause, blocker, lease, Objects.requireNonNull(message, "message"),
+                null);
+    }
+
+    /** A reference whose message {@code wording} words when it is first read. */
+    StuckReference(ResourceRef resource, String verb, Consequence consequence, @Nullable Errno errno, Cause cause,
+            @Nullable ResourceRef blocker, Wording wording) {
+        this(resource, verb, consequence, errno, cause, blocker, null, null, wording);
+    }
+
+    private StuckReference(ResourceRef resource, String verb, Consequence consequence, @Nullable Errno errno,
+            Cause cause, @Nullable ResourceRef blocker, @Nullable Lease lease, @Nullable String message,
+            @Nullable Wording wording) {
+        this.resource = Objects.requireNonNull(resource, "resource");
+        this.verb = Objects.requireNonNull(verb, "verb");
+        this.consequence = Objects.requireNonNull(consequence, "consequence");
+        this.errno = errno;
+        this.cause = Objects.requireNonNull(cause, "cause");
+        this.blocker = blocker;
+        this.lease = lease;
+        this.message = message;
+        this.wording = wording;
+    }
+
+    /** The resource whose release would go wrong. */
+    public ResourceRef resource() {
+        return resource;
+    }
+
+    /** The release verb, e.g. {@code ibv_dealloc_pd}. */
+    public String verb() {
+        return verb;
+    }
+
+    /** What the verb would do. */
+    public Consequence consequence() {
+        return consequence;
+    }
+
+    /** The errno the verb would fail with, for {@link Consequence#FAILS}. */
+    public @Nullable Errno errno() {
+        return errno;
+    }
+
+    /** The kind of holder. */
+    public Cause cause() {
+        return cause;
+    }
+
+    /** The resource that holds it, when the holder is a resource. */
+    public @Nullable ResourceRef blocker() {
+        return blocker;
+    }
+
+    /** The lease that holds it, when the holder is a borrower. */
+    public @Nullable Lease lease() {
+        return lease;
+    }
+
+    /** A sentence a user can act on. */
+    public String message() {
+        String m = message;
+        if (m == null) {
+            m = Objects.requireNonNull(wording).words(this);
+            message = m;
+        }
+        return m;
+    }
 
     /** What the release verb would do. */
     public enum Consequence {
@@ -67,8 +153,21 @@ public record StuckReference(ResourceRef resource, String verb, Consequence cons
         REMOTE_REGION
     }
 
+    /** Equal when every part is, the message included: as the record this was. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof StuckReference r && resource.equals(r.resource) && verb.equals(r.verb)
+                && consequence == r.consequence && errno == r.errno && cause == r.cause
+                && Objects.equals(blocker, r.blocker) && Objects.equals(lease, r.lease) && message().equals(r.message());
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(resource, verb, consequence, errno, cause, blocker, lease, message());
+    }
+
     @Override
     public String toString() {
-        return message;
+        return message();
     }
 }

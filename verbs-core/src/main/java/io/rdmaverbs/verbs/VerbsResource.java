@@ -47,6 +47,9 @@ public abstract sealed class VerbsResource implements AutoCloseable
     private static final VerbsResource[] NO_DEPENDENTS = {};
     /** The end of each kind's EBUSY sentence, worded once. */
     private static final Map<ResourceKind, String> WOULD_FAIL = new EnumMap<>(ResourceKind.class);
+    /** The message of a dependent's hold on the resource it was created on. */
+    private static final StuckReference.Wording STILL_USED = s -> s.resource().sentence(" is still used by ",
+            Objects.requireNonNull(s.blocker()), WOULD_FAIL.get(s.resource().kind()));
 
     static {
         try {
@@ -325,8 +328,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
         ResourceRef blocker = d.ref();
         String verb = kind.releaseVerb();
         if (hold == Hold.CREATED_ON) {
-            return new StuckReference(self, verb, Consequence.FAILS, Errno.EBUSY, hold.cause(), blocker, null,
-                    self.sentence(" is still used by ", blocker, WOULD_FAIL.get(kind)));
+            return new StuckReference(self, verb, Consequence.FAILS, Errno.EBUSY, hold.cause(), blocker, STILL_USED);
         }
         String outcome = hold.errno() == Errno.EBUSY && hold.consequence() == Consequence.FAILS
                 ? WOULD_FAIL.get(kind) : ": " + verb + " " + hold.outcome();

@@ -1,6 +1,5 @@
 package io.rdmaverbs.verbs;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -91,7 +90,7 @@ public final class XrcDomain extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details();
         m.put("file", spec.file() != null ? spec.file().toString()
                 : spec.isPrivate() ? "none (private)" : "descriptor " + spec.descriptor());
         m.put("create", spec.create());

@@ -1,6 +1,5 @@
 package io.rdmaverbs.verbs;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -43,7 +42,7 @@ public final class XrcReceiveQpRegistration extends VerbsResource {
 
     @Override
     public Map<String, Object> details() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new Details();
         m.put("qpNum", qpNum());
         m.put("xrcd", xrcd.name());
         return m;
