@@ -68,6 +68,8 @@ public class FakeDevice {
     /** {@link BatchCalls#CHAIN} one-SGE SENDs and receives of {@value #MESSAGE} bytes, built once. */
     SendBatch sendChain;
     ReceiveBatch receiveChain;
+    /** The next id a refill gives a receive (BatchCalls.apiRecvChainRefilled). */
+    long nextWrId;
     WorkCompletions one;
     WorkCompletions sixteen;
 
