@@ -35,15 +35,20 @@ final class PostChecks {
     }
 
     /**
-     * Whether the last full check passed for {@code target} and nothing it read has changed since: then the
-     * regions and handles it found are checked again here (closed, freed) and true is returned; false means
-     * a full check is due ({@link #begin}).
+     * Whether a full check is due before a post to {@code target}: true, having forgotten what the last one
+     * found, unless the last full check passed for {@code target} and nothing it read has changed since; then
+     * the regions and handles it found are checked again here (closed, freed) and false is returned. A due
+     * check calls {@link #found} for what it checks and ends with {@link #passed}.
      *
      * @throws IllegalStateException as the full check would, naming a region or handle closed since
      */
-    boolean stillPass(Object target) {
+    boolean due(Object target) {
         if (passedFor != target) {
-            return false;
+            passedFor = null;
+            regionCount = 0;
+            handleCount = 0;
+            tooMany = false;
+            return true;
         }
         for (int i = 0; i < regionCount; i++) {
             MemoryRegion r = regions[i];
@@ -53,15 +58,7 @@ final class PostChecks {
         for (int i = 0; i < handleCount; i++) {
             handles[i].checkOpen();
         }
-        return true;
-    }
-
-    /** A full check begins: what the last one found is forgotten. */
-    void begin() {
-        passedFor = null;
-        regionCount = 0;
-        handleCount = 0;
-        tooMany = false;
+        return false;
     }
 
     /** The full check passed {@code r}. */

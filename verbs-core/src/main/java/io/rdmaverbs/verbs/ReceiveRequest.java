@@ -94,12 +94,10 @@ public final class ReceiveRequest implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("this receive request was closed");
         }
-        if (checks.stillPass(context)) {
-            return;
+        if (checks.due(context)) {
+            checkPostable(context, null);
+            checks.passed(context);
         }
-        checks.begin();
-        checkPostable(context, null);
-        checks.passed(context);
     }
 
     /** As {@link SendRequest#checkPostable(DeviceContext, MemoryRegion)}: a batch's region checked once. */

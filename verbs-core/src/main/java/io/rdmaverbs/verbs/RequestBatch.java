@@ -90,15 +90,13 @@ abstract sealed class RequestBatch<R> implements AutoCloseable permits SendBatch
      */
     final void checkPostable(DeviceContext context) {
         requireNotEmpty();
-        if (checks.stillPass(context)) {
-            return;
+        if (checks.due(context)) {
+            MemoryRegion checked = null;
+            for (int i = 0; i < size; i++) {
+                checked = checkPostable(at(i), context, checked);
+            }
+            checks.passed(context);
         }
-        checks.begin();
-        MemoryRegion checked = null;
-        for (int i = 0; i < size; i++) {
-            checked = checkPostable(at(i), context, checked);
-        }
-        checks.passed(context);
     }
 
     /** Refuses a closed or empty batch, before its requests are checked. */

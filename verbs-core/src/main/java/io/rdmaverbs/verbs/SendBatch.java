@@ -55,18 +55,16 @@ public final class SendBatch extends RequestBatch<SendRequest> {
      */
     void checkPostable(QueuePair qp) {
         requireNotEmpty();
-        if (checks.stillPass(qp)) {
-            return;
+        if (checks.due(qp)) {
+            DeviceContext context = qp.context();
+            MemoryRegion checked = null;
+            for (int i = 0, n = size(); i < n; i++) {
+                SendRequest request = request(i);
+                checked = request.checkPostable(context, checked);
+                request.checkDeviceLimits(qp);
+            }
+            checks.passed(qp);
         }
-        checks.begin();
-        DeviceContext context = qp.context();
-        MemoryRegion checked = null;
-        for (int i = 0, n = size(); i < n; i++) {
-            SendRequest request = request(i);
-            checked = request.checkPostable(context, checked);
-            request.checkDeviceLimits(qp);
-        }
-        checks.passed(qp);
     }
 
     @Override

@@ -180,20 +180,18 @@ public final class SendRequest implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("this send request was closed");
         }
-        if (checks.stillPass(qp)) {
-            return;
+        if (checks.due(qp)) {
+            checkPostable(qp.context(), null);
+            checkDeviceLimits(qp);
+            checks.passed(qp);
         }
-        checks.begin();
-        checkPostable(qp.context(), null);
-        checkDeviceLimits(qp);
-        checks.passed(qp);
     }
 
     /**
-     * The checks of a request of a batch (whose batch checked it is open, and {@linkplain PostChecks#begin
-     * began} a full check): {@code checked} is the region the request before it ended with, which is not
-     * checked again (the requests of a batch mostly point into one region, and a post checks it once).
-     * Returns the region to pass to the next.
+     * The checks of a request of a batch (whose batch checked it is open, and found a full check of its
+     * {@link PostChecks} {@linkplain PostChecks#due due}): {@code checked} is the region the request before it
+     * ended with, which is not checked again (the requests of a batch mostly point into one region, and a post
+     * checks it once). Returns the region to pass to the next.
      */
     @Nullable MemoryRegion checkPostable(DeviceContext context, @Nullable MemoryRegion checked) {
         checked = checkRegions(regions, sges, context, checked, checks);
