@@ -179,12 +179,22 @@ public final class QueueLock {
             if (h == null) {
                 return;
             }
-            if (!h.isAlive()) {
+            if (abandonedBy(h)) {
                 reopen();
                 throw abandoned(h);
             }
             pause(spins);
         }
+    }
+
+    /**
+     * Whether {@code seen}, read as the holder, ended holding the lock. Not merely dead: it may have released the
+     * lock after that read and then ended (its last start refused by this very shut), so the holder is read again
+     * once its end is known, which happens-after everything it did (JLS 17.4.4: {@code isAlive()} returning false
+     * synchronizes with the thread's last action).
+     */
+    boolean abandonedBy(Thread seen) {
+        return !seen.isAlive() && holder == seen;
     }
 
     /** The destroy verb failed: the object lives on and starts succeed again. */
@@ -239,7 +249,7 @@ public final class QueueLock {
     }
 
     private void awaitTurn(Thread h, String verb, int spins) {
-        if (!h.isAlive()) {
+        if (abandonedBy(h)) {
             throw abandoned(h);
         }
         if (Thread.currentThread().isInterrupted()) {
