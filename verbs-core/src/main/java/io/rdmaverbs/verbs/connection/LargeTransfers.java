@@ -148,6 +148,10 @@ final class LargeTransfers {
     }
 
     private void startReading(Reading r) {
+        if (session.hasEnded()) {
+            fail(r);   // ended while queued: no region of megabytes for reads that could only flush
+            return;
+        }
         MemoryRegion region;
         try {
             region = connection.protectionDomain().allocateMemory(r.descriptor.length(), EnumSet.of(AccessFlag.LOCAL_WRITE),

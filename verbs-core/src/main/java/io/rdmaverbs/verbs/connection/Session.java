@@ -413,6 +413,14 @@ public final class Session {
         return new ResourceClosedException(connection.cmId().ref(), "ended for " + name + " (" + why + ")");
     }
 
+    /**
+     * Whether the session ended. Not the negation of {@link #isOpen()}: before the active side's ESTABLISHED is
+     * handled the session is not open yet, and the peer's first frames may already be arriving.
+     */
+    boolean hasEnded() {
+        return ending != null;
+    }
+
     private void requireOpen() {
         if (ending != null) {
             throw closedBecause("ended");
