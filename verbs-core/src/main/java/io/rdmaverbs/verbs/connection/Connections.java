@@ -157,11 +157,7 @@ public final class Connections implements AutoCloseable {
         try {
             return connectAsync(spec).join();
         } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException failure) {
-                failure.addSuppressed(new Exception("waited for here"));
-                throw failure;
-            }
-            throw e;
+            throw Futures.rethrow(e, checked -> e);
         }
     }
 

@@ -204,7 +204,7 @@ public final class Session {
         }
         sent.whenComplete((v, e) -> {
             if (e != null) {
-                pending.abandon(p.id(), unwrap(e));
+                pending.abandon(p.id(), Futures.cause(e));
             }
         });
         return p.reply();
@@ -697,20 +697,8 @@ public final class Session {
             f.cancel(false);
             throw new CancellationException("interrupted while waiting");
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException r) {
-                r.addSuppressed(new Exception("waited for here"));
-                throw r;
-            }
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw new CompletionException(cause);
+            throw Futures.rethrow(e, CompletionException::new);
         }
-    }
-
-    static Throwable unwrap(Throwable e) {
-        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
     private static String truncate(String message) {

@@ -20,6 +20,7 @@ import io.rdmaverbs.verbs.RemoteRegion;
 import io.rdmaverbs.verbs.ResourceClosedException;
 import io.rdmaverbs.verbs.connection.Connection;
 import io.rdmaverbs.verbs.connection.ConnectionRejectedException;
+import io.rdmaverbs.verbs.connection.Futures;
 import io.rdmaverbs.verbs.connection.Message;
 import io.rdmaverbs.verbs.connection.PortWait;
 import io.rdmaverbs.verbs.connection.RemoteErrorException;
@@ -268,7 +269,7 @@ public final class RdmaPeer {
 
     /** A session's end while a call waited is the peer's unavailability; anything else stands. */
     private Throwable translate(Throwable e) {
-        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        Throwable cause = Futures.cause(e);
         return cause instanceof ResourceClosedException closed ? unavailable(closed) : cause;
     }
 

@@ -22,6 +22,7 @@ import io.rdmaverbs.spring.boot.messaging.observation.RdmaMessagingObservation.O
 import io.rdmaverbs.spring.boot.messaging.observation.RdmaSenderContext;
 import io.rdmaverbs.spring.boot.messaging.observation.RdmaSenderObservationConvention;
 import io.rdmaverbs.verbs.RemoteRegion;
+import io.rdmaverbs.verbs.connection.Futures;
 import io.rdmaverbs.verbs.connection.Message;
 import io.rdmaverbs.verbs.connection.RemoteErrorException;
 import io.rdmaverbs.verbs.connection.RemoteKey;
@@ -200,7 +201,7 @@ public final class RdmaTemplate implements RdmaOperations {
 
     /** The session's exceptions as the template's. */
     private static Throwable translate(String peer, String route, @Nullable Duration timeout, Throwable e) {
-        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        Throwable cause = Futures.cause(e);
         return switch (cause) {
             case RemoteErrorException remote -> new RdmaRemoteEndpointException(peer, route, remote);
             case TimeoutException t when timeout != null -> new RdmaReplyTimeoutException(peer, route, timeout, t);
@@ -220,15 +221,7 @@ public final class RdmaTemplate implements RdmaOperations {
                     + (route == null ? "the message" : "route '" + route + "'") + " was not sent within "
                     + bound.toMillis() + " ms", e);
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException r) {
-                r.addSuppressed(new Exception("waited for here"));
-                throw r;
-            }
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw new RdmaMessagingException("RDMA peer '" + peer + "': " + cause, cause);
+            throw Futures.rethrow(e, cause -> new RdmaMessagingException("RDMA peer '" + peer + "': " + cause, cause));
         }
     }
 }
