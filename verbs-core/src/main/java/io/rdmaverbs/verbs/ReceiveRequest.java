@@ -52,11 +52,15 @@ public final class ReceiveRequest implements AutoCloseable {
     /** Sets entry {@code index} to {@code length} bytes at {@code offset} of {@code region}. */
     public ReceiveRequest segment(int index, MemoryRegion region, long offset, int length) {
         SendRequest.checkSegment(index, region, offset, length, regions.length);
-        if (region != regions[index]) {
+        boolean moved = region != regions[index];
+        if (moved) {
             checks.changed();
         }
         wr.sge(index, region.address() + offset, length, region.lkey());
-        regions[index] = region;
+        if (moved) {
+            // Stored only when it changes, as SendRequest#segment says why.
+            regions[index] = region;
+        }
         return this;
     }
 

@@ -59,8 +59,8 @@ public final class SendRequest implements AutoCloseable {
         wr.opcode(Objects.requireNonNull(opcode, "opcode"));
         if (opcode != this.opcode) {
             checks.changed();
+            this.opcode = opcode;
         }
-        this.opcode = opcode;
         return this;
     }
 
@@ -78,11 +78,18 @@ public final class SendRequest implements AutoCloseable {
     public SendRequest segment(int index, MemoryRegion region, long offset, int length) {
         checkSegment(index, region, offset, length, regions.length);
         // The bounds are checked above; a post checks only the region, and the length where a limit reads it.
-        if (region != regions[index] || isAtomic() || (sendFlags & SendFlag.INLINE) != 0) {
+        boolean moved = region != regions[index];
+        if (moved || isAtomic() || (sendFlags & SendFlag.INLINE) != 0) {
             checks.changed();
         }
         wr.sge(index, region.address() + offset, length, region.lkey());
-        regions[index] = region;
+        if (moved) {
+            // A reference is stored only when it changes, here, in opcode, datagram and clear, and in the
+            // entry setters of ReceiveRequest and WorkRequestBuilder: G1's write barrier fences (StoreLoad) a
+            // store into an old object that points across heap regions, which cost a ring refill 10-16 ns per
+            // request once tenured, Intel Xeon (docs/performance.md, section 6).
+            regions[index] = region;
+        }
         return this;
     }
 
@@ -136,11 +143,14 @@ public final class SendRequest implements AutoCloseable {
     public SendRequest datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
         Objects.requireNonNull(ah, "ah");
         ah.checkOpen();
-        if (ah != addressHandle) {
+        boolean changed = ah != addressHandle;
+        if (changed) {
             checks.changed();
         }
         wr.datagram(ah.handle, remoteQpn, remoteQkey);
-        this.addressHandle = ah;
+        if (changed) {
+            this.addressHandle = ah;
+        }
         return this;
     }
 
@@ -160,7 +170,9 @@ public final class SendRequest implements AutoCloseable {
         wr.clear();
         wr.opcode(SendOpcode.SEND);
         wr.flags(SendFlag.SIGNALED);
-        opcode = SendOpcode.SEND;
+        if (opcode != SendOpcode.SEND) {
+            opcode = SendOpcode.SEND;
+        }
         sendFlags = SendFlag.SIGNALED;
         java.util.Arrays.fill(regions, null);
         sges = 0;

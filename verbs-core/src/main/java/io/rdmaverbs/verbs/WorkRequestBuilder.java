@@ -177,7 +177,10 @@ public final class WorkRequestBuilder {
         addresses[index] = region.address() + offset;
         lengths[index] = length;
         lkeys[index] = region.lkey();
-        staged[index] = region;
+        if (staged[index] != region) {
+            // Stored only when it changes, as SendRequest#segment says why.
+            staged[index] = region;
+        }
         return this;
     }
 

@@ -154,6 +154,11 @@ public class FakeDevice {
         rawRecvChain.length(BatchCalls.CHAIN);
         rawOne = provider.completionVerbs().newWorkCompletions(1);
         rawSixteen = provider.completionVerbs().newWorkCompletions(16);
+        if (Boolean.getBoolean("rdmaverbs.benchmarks.tenured")) {
+            // Everything above moved to the old generation, where a long-running service's requests live: G1's
+            // write barrier fences a reference stored into an old object across regions, not into a young one.
+            System.gc();
+        }
     }
 
     @TearDown(Level.Trial)
