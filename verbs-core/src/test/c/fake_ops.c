@@ -2,7 +2,7 @@
  * Stand-ins for a provider's data-path ops (struct ibv_context_ops), so that the Java data path
  * (pollCq, postSend, postRecv, postSrqRecv, reqNotifyCq) runs through real native calls on a host
  * without an RDMA device (NativeDataPathTest). Each op records what it was given in a global the
- * test reads back, and answers the way providers do: errno, -errno, or -1 with errno set.
+ * test reads back, and fails the way rdma-core's providers do: the errno itself, or -errno.
  *
  * Build: gcc -Wall -Werror -shared -fPIC -o libfake_ops.so fake_ops.c
  */
@@ -65,14 +65,15 @@ int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 }
 
 /*
- * Fails as a provider that reports through errno would: -1, errno EIO when armed for every completion,
- * EAGAIN when for solicited ones only, so that two threads' calls leave two different errnos.
+ * Fails as providers do, with the errno as its value (ibv_req_notify_cq(3)): EIO when armed for every
+ * completion, -EAGAIN (negated, as some providers return it) when for solicited ones only, so that two
+ * threads' calls fail two different ways. errno is set to something else: the binding must not read it.
  */
-int fake_req_notify_cq_errno(struct ibv_cq *cq, int solicited_only)
+int fake_req_notify_cq_fails(struct ibv_cq *cq, int solicited_only)
 {
 	(void)cq;
-	errno = solicited_only ? EAGAIN : EIO;
-	return -1;
+	errno = ENOTTY;
+	return solicited_only ? -EAGAIN : EIO;
 }
 
 /*
@@ -102,7 +103,10 @@ int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr
 	return 0;
 }
 
-/* Walks the chain and returns -1 with errno set, as some providers do, at the first WR without entries. */
+/*
+ * Walks the chain and returns the errno itself (ibv_post_recv(3)) at the first WR without entries; errno is
+ * left as something else, which the binding must not read (it captures none for posts).
+ */
 int recv_chain_length;
 
 int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
@@ -113,8 +117,8 @@ int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge == 0) {
 			*bad_wr = wr;
-			errno = EINVAL;
-			return -1;
+			errno = ENOTTY;
+			return EINVAL;
 		}
 		if (recv_chain_length == 0)
 			memcpy(last_recv_sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));

@@ -47,10 +47,13 @@ public class BatchCalls {
     static final int CHAIN = 16;
     /** Chains per C downcall: the downcall itself is spread over this many posts. */
     static final int C_CHAINS = 1_000;
-    /** As {@link RawDowncall}'s: {@code critical}, errno captured. */
+    /** As {@link RawDowncall}'s: {@code critical}, errno captured (the binding until 2026-12-03). */
     private static final MethodHandle POST = Linker.nativeLinker().downcallHandle(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Linker.Option.captureCallState("errno"),
             Linker.Option.critical(false));
+    /** {@code critical}, no errno: the binding since (the posts return the errno). */
+    private static final MethodHandle POST_NO_ERRNO = Linker.nativeLinker().downcallHandle(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Linker.Option.critical(false));
     /** One chain slot: the WR, its SGE at {@link RawDowncall#REQUEST_SGE}; {@code next} is at 8 in both structs. */
     private static final long SLOT = 256;
     private static final long NEXT = 8;
@@ -156,6 +159,18 @@ public class BatchCalls {
     @OperationsPerInvocation(CHAIN)
     public int rawRecvChain(RawChains c) throws Throwable {
         return (int) POST.invokeExact(c.postRecv, c.errno, c.qp, c.recv, c.badWr);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(CHAIN)
+    public int rawSendChainNoErrno(RawChains c) throws Throwable {
+        return (int) POST_NO_ERRNO.invokeExact(c.postSend, c.qp, c.send, c.badWr);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(CHAIN)
+    public int rawRecvChainNoErrno(RawChains c) throws Throwable {
+        return (int) POST_NO_ERRNO.invokeExact(c.postRecv, c.qp, c.recv, c.badWr);
     }
 
     @Benchmark

@@ -13,7 +13,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The binding alone: the native {@code CompletionVerbs.pollCq/reqNotifyCq} and
  * {@code QueuePairVerbs.postSend/postRecv} on SPI handles, kept in fields as the graph keeps them, with
- * the provider's handle and buffer checks and its errno slot, but without the resource graph's guard.
+ * the provider's handle and buffer checks, but without the resource graph's guard.
  * Between this and {@link ApiCalls} is what the guard costs.
  */
 @BenchmarkMode(Mode.AverageTime)

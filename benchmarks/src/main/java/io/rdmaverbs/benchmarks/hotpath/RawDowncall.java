@@ -26,8 +26,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The floor of any FFM binding: one {@code invokeExact} of an address-less downcall handle on the op
- * pointer, with the linker options the binding uses ({@code critical}; {@code errno} captured for
- * notify and post), and nothing else. Between this and {@link CLoop} is what the JDK's downcall
+ * pointer, {@code critical}, {@code errno} captured for notify and post (as the binding linked them
+ * until 2026-12-03, and as issue 20's floor was measured; {@link ErrnoCapture} has them without, as the
+ * binding links them since), and nothing else. Between this and {@link CLoop} is what the JDK's downcall
  * costs; between this and {@link ProviderCalls}, what the binding adds.
  *
  * <p>{@code scope} is the arena of the memory passed in: {@code global} (a bare address, which the

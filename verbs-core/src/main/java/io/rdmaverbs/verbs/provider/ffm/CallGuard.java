@@ -76,11 +76,6 @@ final class CallGuard {
         return MemorySegment.ofAddress(memory.address()).reinterpret(memory.byteSize());
     }
 
-    /** Whether {@code thread} is the owner, whose calls take the owner's path. */
-    boolean isOwner(Thread thread) {
-        return thread == owner;
-    }
-
     /** The CQ or QP the calls go to. */
     NativeHandle target() {
         return target;

@@ -1,8 +1,5 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -119,12 +116,6 @@ final class CallGuards {
         private final NativeHandle target;
         private final CallGuards guards;
         private volatile @Nullable CallGuard guard;
-        /**
-         * The errno slot of the guard's owner, made with the guard: the owner's calls then skip
-         * {@link CallState#current()}'s thread-local lookup (the arming path has no request to keep one in).
-         * An automatic arena, as the per-thread slots: the linker does not acquire it around a call.
-         */
-        private @Nullable MemorySegment ownerState;
 
         Sole(NativeHandle target, CallGuards guards) {
             this.target = target;
@@ -142,16 +133,6 @@ final class CallGuards {
             }
         }
 
-        /**
-         * Where a call of this thread, entered by {@link #enter}, leaves errno: the owner's own slot, else the
-         * thread's ({@link CallState#current()}). Only the owner's calls write the owner's slot.
-         */
-        MemorySegment callState() {
-            CallGuard g = guard;
-            MemorySegment own = ownerState;
-            return g != null && own != null && g.isOwner(Thread.currentThread()) ? own : CallState.current();
-        }
-
         /** Leaves the call {@link #enter} began, on the thread that entered, in the same method. */
         void exit() {
             CallGuard g = guard;
@@ -164,7 +145,6 @@ final class CallGuards {
             CallGuard g = guard;
             if (g == null) {
                 g = guards.open(target);
-                ownerState = CallState.allocate(Arena.ofAuto());
                 guard = g;
             }
             return g;

@@ -230,14 +230,25 @@ final class InlineVerbs {
         static final MethodHandle HANDLE = Downcalls.pointer(DESC, CRITICAL);
     }
 
+    /*
+     * req_notify_cq, post_send, post_recv and post_srq_recv return the failure's errno value itself
+     * (ibv_req_notify_cq(3), ibv_post_send(3), ibv_post_recv(3), ibv_post_srq_recv(3): "0 on success, or the
+     * value of errno on failure"), so errno is not captured: the capture is a call into the JVM after every
+     * downcall. rdma-core's providers agree (read at its master of 2026-12: bnxt_re, cxgb4, efa, erdma, hns,
+     * irdma, mana, mlx4, mlx5, mthca, ocrdma, qedr, rxe, siw, vmw_pvrdma and the ibv_cmd_ fallbacks): 0, a
+     * positive errno (rxe's post_send reads errno after its doorbell write() and returns it), or a negative
+     * one (erdma, mana, qedr); none returns -1 and leaves the reason in errno. VerbChecks.returnedErrno reads
+     * the value.
+     */
+
     private static final class req_notify_cq {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT);
-        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO, CRITICAL);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, CRITICAL);
     }
 
     private static final class post_send {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
-        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO, CRITICAL);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, CRITICAL);
     }
 
     /*
@@ -254,22 +265,22 @@ final class InlineVerbs {
 
     private static final class req_notify_cq_contended {
         static final FunctionDescriptor DESC = req_notify_cq.DESC;
-        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC);
     }
 
     private static final class post_send_contended {
         static final FunctionDescriptor DESC = post_send.DESC;
-        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC);
     }
 
     private static final class post_recv {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
-        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO, CRITICAL);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, CRITICAL);
     }
 
     private static final class post_srq_recv {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
-        static final MethodHandle HANDLE = Downcalls.pointer(DESC, ERRNO, CRITICAL);
+        static final MethodHandle HANDLE = Downcalls.pointer(DESC, CRITICAL);
     }
 
     static int ibv_poll_cq(MemorySegment pollCq, MemorySegment cq, int numEntries, MemorySegment wc) {
@@ -280,19 +291,19 @@ final class InlineVerbs {
         }
     }
 
-    static int ibv_req_notify_cq(MemorySegment reqNotifyCq, MemorySegment state, MemorySegment cq,
+    static int ibv_req_notify_cq(MemorySegment reqNotifyCq, MemorySegment cq,
             int solicitedOnly) {
         try {
-            return (int) req_notify_cq.HANDLE.invokeExact(reqNotifyCq, state, cq, solicitedOnly);
+            return (int) req_notify_cq.HANDLE.invokeExact(reqNotifyCq, cq, solicitedOnly);
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
         }
     }
 
-    static int ibv_post_send(MemorySegment postSend, MemorySegment state, MemorySegment qp, MemorySegment wr,
+    static int ibv_post_send(MemorySegment postSend, MemorySegment qp, MemorySegment wr,
             MemorySegment badWr) {
         try {
-            return (int) post_send.HANDLE.invokeExact(postSend, state, qp, wr, badWr);
+            return (int) post_send.HANDLE.invokeExact(postSend, qp, wr, badWr);
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
         }
@@ -308,38 +319,38 @@ final class InlineVerbs {
     }
 
     /** {@link #ibv_req_notify_cq} on an extended CQ, whose lock a batch may hold: not critical. */
-    static int ibv_req_notify_cq_contended(MemorySegment reqNotifyCq, MemorySegment state, MemorySegment cq,
+    static int ibv_req_notify_cq_contended(MemorySegment reqNotifyCq, MemorySegment cq,
             int solicitedOnly) {
         try {
-            return (int) req_notify_cq_contended.HANDLE.invokeExact(reqNotifyCq, state, cq, solicitedOnly);
+            return (int) req_notify_cq_contended.HANDLE.invokeExact(reqNotifyCq, cq, solicitedOnly);
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
         }
     }
 
     /** {@link #ibv_post_send} on a QP with send ops, whose send queue's lock a session may hold: not critical. */
-    static int ibv_post_send_contended(MemorySegment postSend, MemorySegment state, MemorySegment qp,
+    static int ibv_post_send_contended(MemorySegment postSend, MemorySegment qp,
             MemorySegment wr, MemorySegment badWr) {
         try {
-            return (int) post_send_contended.HANDLE.invokeExact(postSend, state, qp, wr, badWr);
+            return (int) post_send_contended.HANDLE.invokeExact(postSend, qp, wr, badWr);
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
         }
     }
 
-    static int ibv_post_recv(MemorySegment postRecv, MemorySegment state, MemorySegment qp, MemorySegment wr,
+    static int ibv_post_recv(MemorySegment postRecv, MemorySegment qp, MemorySegment wr,
             MemorySegment badWr) {
         try {
-            return (int) post_recv.HANDLE.invokeExact(postRecv, state, qp, wr, badWr);
+            return (int) post_recv.HANDLE.invokeExact(postRecv, qp, wr, badWr);
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
         }
     }
 
-    static int ibv_post_srq_recv(MemorySegment postSrqRecv, MemorySegment state, MemorySegment srq,
+    static int ibv_post_srq_recv(MemorySegment postSrqRecv, MemorySegment srq,
             MemorySegment wr, MemorySegment badWr) {
         try {
-            return (int) post_srq_recv.HANDLE.invokeExact(postSrqRecv, state, srq, wr, badWr);
+            return (int) post_srq_recv.HANDLE.invokeExact(postSrqRecv, srq, wr, badWr);
         } catch (Throwable t) {
             throw Downcalls.unchecked(t);
         }

@@ -6,7 +6,7 @@ import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.failure;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.memlockHint;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.requireOp;
-import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returnedErrno;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.Arena;
@@ -189,17 +189,15 @@ final class NativeCompletionVerbs implements CompletionVerbs {
         }
         // Guarded as a poll is, so that destroyCq waits for it; the CQ's pointer is a global segment already.
         q.arming().enter();
-        MemorySegment state;
         int rc;
         try {
-            state = q.arming().callState();
-            rc = ex == null ? InlineVerbs.ibv_req_notify_cq(q.reqNotifyCq(), state, q.pointer(), solicitedOnly ? 1 : 0)
-                    : InlineVerbs.ibv_req_notify_cq_contended(q.reqNotifyCq(), state, q.pointer(), solicitedOnly ? 1 : 0);
+            rc = ex == null ? InlineVerbs.ibv_req_notify_cq(q.reqNotifyCq(), q.pointer(), solicitedOnly ? 1 : 0)
+                    : InlineVerbs.ibv_req_notify_cq_contended(q.reqNotifyCq(), q.pointer(), solicitedOnly ? 1 : 0);
         } finally {
             q.arming().exit();
         }
         if (rc != 0) {
-            throw failure("ibv_req_notify_cq", q, returned(rc, state), "could not arm the CQ for an event");
+            throw failure("ibv_req_notify_cq", q, returnedErrno(rc), "could not arm the CQ for an event");
         }
     }
 

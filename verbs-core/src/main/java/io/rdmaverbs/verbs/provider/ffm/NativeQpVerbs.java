@@ -14,6 +14,7 @@ import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.requireOp;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.required;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returnedErrno;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.lang.foreign.Arena;
@@ -279,7 +280,7 @@ final class NativeQpVerbs implements QueuePairVerbs {
             }
         }
         if (rc != 0) {
-            int errno = returned(rc, wr.callState());
+            int errno = returnedErrno(rc);
             throw failure("ibv_post_send", q, errno, sendHint(q, errno));
         }
     }
@@ -307,7 +308,7 @@ final class NativeQpVerbs implements QueuePairVerbs {
             releaseAddressHandles(c, holding);
         }
         if (rc != 0) {
-            int errno = returned(rc, c.callState());
+            int errno = returnedErrno(rc);
             throw chainFailure("ibv_post_send", q, errno, sendHint(q, errno), c);
         }
     }
@@ -320,10 +321,10 @@ final class NativeQpVerbs implements QueuePairVerbs {
     private static int post(NativeQp q, NativeWorkRequest.Bound b) {
         NativeQpExOps ex = q.exOps();
         if (ex == null) {
-            return InlineVerbs.ibv_post_send(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+            return InlineVerbs.ibv_post_send(q.postSend(), b.qpPointer(), b.wr(), b.badWr());
         }
         ex.session().refuseHeldByCaller("ibv_post_send");
-        return InlineVerbs.ibv_post_send_contended(q.postSend(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+        return InlineVerbs.ibv_post_send_contended(q.postSend(), b.qpPointer(), b.wr(), b.badWr());
     }
 
     /** Enters the guard on its address handle of each of the first {@code n} requests of {@code c}. */
@@ -374,12 +375,12 @@ final class NativeQpVerbs implements QueuePairVerbs {
         }
         int rc;
         try {
-            rc = InlineVerbs.ibv_post_recv(q.postRecv(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+            rc = InlineVerbs.ibv_post_recv(q.postRecv(), b.qpPointer(), b.wr(), b.badWr());
         } finally {
             guard.exit();
         }
         if (rc != 0) {
-            int errno = returned(rc, wr.callState());
+            int errno = returnedErrno(rc);
             throw failure("ibv_post_recv", q, errno, recvHint(q, errno));
         }
     }
@@ -396,12 +397,12 @@ final class NativeQpVerbs implements QueuePairVerbs {
         }
         int rc;
         try {
-            rc = InlineVerbs.ibv_post_recv(q.postRecv(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+            rc = InlineVerbs.ibv_post_recv(q.postRecv(), b.qpPointer(), b.wr(), b.badWr());
         } finally {
             guard.exit();
         }
         if (rc != 0) {
-            int errno = returned(rc, c.callState());
+            int errno = returnedErrno(rc);
             throw chainFailure("ibv_post_recv", q, errno, recvHint(q, errno), c);
         }
     }
@@ -409,13 +410,13 @@ final class NativeQpVerbs implements QueuePairVerbs {
     @Override
     public WorkRequestChain<SendWr> newSendChain(int capacity, int maxSge) {
         return new NativeWrChain<>(IbvSendWr.LAYOUT, capacity, maxSge,
-                (arena, slot, badWr, callState) -> new NativeSendWr(provider, maxSge, arena, slot, badWr, callState));
+                (arena, slot, badWr) -> new NativeSendWr(provider, maxSge, arena, slot, badWr));
     }
 
     @Override
     public WorkRequestChain<RecvWr> newRecvChain(int capacity, int maxSge) {
         return new NativeWrChain<>(IbvRecvWr.LAYOUT, capacity, maxSge,
-                (arena, slot, badWr, callState) -> new NativeRecvWr(maxSge, arena, slot, badWr, callState));
+                (arena, slot, badWr) -> new NativeRecvWr(maxSge, arena, slot, badWr));
     }
 
     /** The {@code ibv_qp_ex} libibverbs made of a QP created with send ops ({@code ibv_qp_to_qp_ex}). */

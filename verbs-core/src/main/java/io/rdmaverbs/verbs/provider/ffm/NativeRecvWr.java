@@ -13,8 +13,8 @@ final class NativeRecvWr extends NativeWorkRequest implements RecvWr {
     }
 
     /** A slot of a {@link NativeWrChain}. */
-    NativeRecvWr(int maxSge, Arena arena, MemorySegment slot, MemorySegment badWr, MemorySegment callState) {
-        super(IbvRecvWr.LAYOUT, maxSge, arena, slot, badWr, callState);
+    NativeRecvWr(int maxSge, Arena arena, MemorySegment slot, MemorySegment badWr) {
+        super(IbvRecvWr.LAYOUT, maxSge, arena, slot, badWr);
     }
 
     @Override

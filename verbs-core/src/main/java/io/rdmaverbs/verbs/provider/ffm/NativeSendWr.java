@@ -24,9 +24,8 @@ final class NativeSendWr extends NativeWorkRequest implements SendWr {
     }
 
     /** A slot of a {@link NativeWrChain}. */
-    NativeSendWr(NativeVerbsProvider provider, int maxSge, Arena arena, MemorySegment slot, MemorySegment badWr,
-            MemorySegment callState) {
-        super(IbvSendWr.LAYOUT, maxSge, arena, slot, badWr, callState);
+    NativeSendWr(NativeVerbsProvider provider, int maxSge, Arena arena, MemorySegment slot, MemorySegment badWr) {
+        super(IbvSendWr.LAYOUT, maxSge, arena, slot, badWr);
         this.provider = provider;
     }
 

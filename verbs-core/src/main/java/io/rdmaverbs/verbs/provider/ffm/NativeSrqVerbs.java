@@ -13,6 +13,7 @@ import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.released;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.requireOp;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.required;
 import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returned;
+import static io.rdmaverbs.verbs.provider.ffm.VerbChecks.returnedErrno;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -122,12 +123,12 @@ final class NativeSrqVerbs implements SharedReceiveQueueVerbs {
         }
         int rc;
         try {
-            rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+            rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), b.qpPointer(), b.wr(), b.badWr());
         } finally {
             guard.exit();
         }
         if (rc != 0) {
-            int errno = returned(rc, wr.callState());
+            int errno = returnedErrno(rc);
             throw failure("ibv_post_srq_recv", s, errno, postHint(errno, "max_wr of the SRQ", "max_sge of the SRQ"));
         }
     }
@@ -144,12 +145,12 @@ final class NativeSrqVerbs implements SharedReceiveQueueVerbs {
         }
         int rc;
         try {
-            rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), b.callState(), b.qpPointer(), b.wr(), b.badWr());
+            rc = InlineVerbs.ibv_post_srq_recv(s.postSrqRecv(), b.qpPointer(), b.wr(), b.badWr());
         } finally {
             guard.exit();
         }
         if (rc != 0) {
-            int errno = returned(rc, c.callState());
+            int errno = returnedErrno(rc);
             throw chainFailure("ibv_post_srq_recv", s, errno, postHint(errno, "max_wr of the SRQ",
                     "max_sge of the SRQ"), c);
         }

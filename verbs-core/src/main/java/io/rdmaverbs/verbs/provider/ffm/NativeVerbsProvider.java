@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  * {@link SharedReceiveQueueVerbs#postSrqRecv}) allocates nothing: it works on the off-heap structs of
  * {@link CompletionVerbs#newWorkCompletions}, {@link QueuePairVerbs#newSendWr} and
  * {@link QueuePairVerbs#newRecvWr}, calls the provider's op pointers read once per CQ, QP or SRQ, and
- * leaves errno in the work request's own slot (for arming, the arming guard's owner's, else a per-thread one).
+ * captures no errno: those verbs return it ({@code ibv_post_send(3)}, {@code ibv_req_notify_cq(3)}).
  *
  * <p>{@code ibv_destroy_cq} blocks inside libibverbs until every completion event returned by
  * {@link CompletionVerbs#getCqEvent} for that CQ has been acknowledged. This provider does nothing about it: the

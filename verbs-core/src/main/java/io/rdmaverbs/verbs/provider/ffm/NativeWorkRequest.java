@@ -33,7 +33,6 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
     final MemorySegment wr;
     private final MemorySegment sgList;
     private final MemorySegment badWr;
-    private final MemorySegment callState;
     private final CallBindings<Bound> bindings = new CallBindings<>();
     /** The guards by which posts of this request hold what they read besides the queue (a UD send's AH). */
     private final CallBindings<Held> held = new CallBindings<>();
@@ -42,14 +41,12 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
      * What a post to one QP or SRQ passes, under {@code guard}: the queue, the request (or a chain's head)
      * and its out-slots by bare address.
      */
-    record Bound(CallGuard guard, MemorySegment qpPointer, MemorySegment wr, MemorySegment badWr,
-            MemorySegment callState) implements CallBindings.Binding {
+    record Bound(CallGuard guard, MemorySegment qpPointer, MemorySegment wr, MemorySegment badWr)
+            implements CallBindings.Binding {
 
         /** A new guard on {@code queue} and the bare addresses of what a post to it passes. */
-        static Bound open(NativeHandle queue, CallGuards calls, MemorySegment wr, MemorySegment badWr,
-                MemorySegment callState) {
-            return new Bound(calls.open(queue), queue.pointer(), CallGuard.bare(wr), CallGuard.bare(badWr),
-                    CallGuard.bare(callState));
+        static Bound open(NativeHandle queue, CallGuards calls, MemorySegment wr, MemorySegment badWr) {
+            return new Bound(calls.open(queue), queue.pointer(), CallGuard.bare(wr), CallGuard.bare(badWr));
         }
     }
 
@@ -71,16 +68,14 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         this.wr = all.asSlice(0, layout.byteSize());
         this.sgList = all.asSlice(sgOffset, maxSge * IbvSge.SIZE);
         this.badWr = all.asSlice(badWrOffset, ADDRESS.byteSize());
-        this.callState = CallState.allocate(arena);
         clear();
     }
 
     /**
      * A slot of a chain: {@code slot} holds the struct followed by its {@code maxSge} entries, inside
-     * the chain's {@code arena}; the chain's {@code bad_wr} and errno slots serve every slot.
+     * the chain's {@code arena}; the chain's {@code bad_wr} slot serves every slot.
      */
-    NativeWorkRequest(StructLayout layout, int maxSge, Arena arena, MemorySegment slot, MemorySegment badWr,
-            MemorySegment callState) {
+    NativeWorkRequest(StructLayout layout, int maxSge, Arena arena, MemorySegment slot, MemorySegment badWr) {
         this.arena = arena;
         this.ownsArena = false;
         this.maxSge = maxSge;
@@ -88,7 +83,6 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         this.wr = slot.asSlice(0, layout.byteSize());
         this.sgList = slot.asSlice(layout.byteSize(), maxSge * IbvSge.SIZE);
         this.badWr = badWr;
-        this.callState = callState;
         clear();
     }
 
@@ -120,11 +114,6 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
 
     abstract Field.OfInt numSgeField();
 
-    /** Where the post leaves {@code errno}: the request's own slot, as the request is thread-confined. */
-    final MemorySegment callState() {
-        return callState;
-    }
-
     final boolean isClosed() {
         return !arena.scope().isAlive();
     }
@@ -150,7 +139,7 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
         }
         Bound b = bindings.find(queue);
         if (b == null) {
-            b = Bound.open(queue, calls, wr, badWr, callState);
+            b = Bound.open(queue, calls, wr, badWr);
             bindings.add(b);
         }
         return b;

@@ -27,7 +27,7 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
     /** Makes the request of one slot: a {@link NativeSendWr} or {@link NativeRecvWr} over the slot's bytes. */
     @FunctionalInterface
     interface Slots {
-        NativeWorkRequest slot(Arena arena, MemorySegment slot, MemorySegment badWr, MemorySegment callState);
+        NativeWorkRequest slot(Arena arena, MemorySegment slot, MemorySegment badWr);
     }
 
     private final Arena arena = Arena.ofShared();
@@ -35,7 +35,6 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
     private final long slotSize;
     private final MemorySegment base;
     private final MemorySegment badWr;
-    private final MemorySegment callState;
     private final NativeWorkRequest[] slots;
     private final CallBindings<NativeWorkRequest.Bound> bindings = new CallBindings<>();
     private int length;
@@ -51,10 +50,9 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
         this.slotSize = NativeWorkRequest.slotSize(layout, maxSge);
         this.base = arena.allocate(slotSize * capacity, layout.byteAlignment());
         this.badWr = arena.allocate(ADDRESS);
-        this.callState = CallState.allocate(arena);
         this.slots = new NativeWorkRequest[capacity];
         for (int i = 0; i < capacity; i++) {
-            slots[i] = factory.slot(arena, base.asSlice(i * slotSize, slotSize), badWr, callState);
+            slots[i] = factory.slot(arena, base.asSlice(i * slotSize, slotSize), badWr);
         }
         for (int i = 0; i < capacity; i++) {
             slots[i].linkTo(i + 1 < capacity ? slots[i + 1] : null);
@@ -107,7 +105,7 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
         }
         NativeWorkRequest.Bound b = bindings.find(queue);
         if (b == null) {
-            b = NativeWorkRequest.Bound.open(queue, calls, slots[0].wr(), badWr, callState);
+            b = NativeWorkRequest.Bound.open(queue, calls, slots[0].wr(), badWr);
             bindings.add(b);
         }
         return b;
@@ -117,10 +115,6 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
     IllegalStateException refusal(CallGuard guard) {
         return guard.isRetired() ? new IllegalStateException(this + " was already closed")
                 : CallGuards.refusal(guard.target());
-    }
-
-    MemorySegment callState() {
-        return callState;
     }
 
     /**

@@ -120,6 +120,15 @@ final class VerbChecks {
         return Math.abs(rc);
     }
 
+    /**
+     * The errno a data-path verb returned as its value ({@code ibv_post_send(3)}, {@code ibv_post_recv(3)},
+     * {@code ibv_post_srq_recv(3)}, {@code ibv_req_notify_cq(3)}), for a nonzero {@code rc}: positive as the
+     * man pages say, or negated as some providers return it.
+     */
+    static int returnedErrno(int rc) {
+        return rc == Integer.MIN_VALUE ? Errno.EIO.number() : Math.abs(rc);
+    }
+
     /** errno after a call returned NULL (read only then: libc never clears it). */
     static int errnoOfNull(MemorySegment state) {
         int errno = CallState.errno(state);

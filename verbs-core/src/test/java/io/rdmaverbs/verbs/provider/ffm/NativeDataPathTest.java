@@ -133,15 +133,16 @@ class NativeDataPathTest {
     }
 
     /**
-     * Arming keeps errno in the arming guard's owner's slot for the owner's calls and in the thread's own
-     * slot for any other thread's: two threads failing at once, each with its own errno, each read their own.
+     * Arming reads its failure from the value {@code req_notify_cq} returned ({@code ibv_req_notify_cq(3)}),
+     * positive or negated, and never from errno, which the fake leaves as ENOTTY: two threads failing at once,
+     * on the owner's and the shared path, each report their own.
      */
     @Test
     void armingFailuresOfTwoThreadsAtOnceEachReportTheirOwnErrno() throws Exception {
         // Global, as a CQ libibverbs allocated is: this test's arena is confined to its thread.
         MemorySegment cqObject = CallGuard.bare(device.object(IbvCq.LAYOUT));
         NativeCq failing = new NativeCq(provider, cqObject, context, 16, null, function("fake_poll_cq"),
-                function("fake_req_notify_cq_errno"));
+                function("fake_req_notify_cq_fails"));
         int rounds = 50_000;
         // This thread arms first, so it owns the arming guard; the other takes the shared path.
         assertThat(armingErrno(failing, false)).isEqualTo(Errno.EIO);
