@@ -5,15 +5,21 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -40,24 +46,36 @@ public class ErrnoCapture {
             Linker.Option.captureCallState("errno"), Linker.Option.critical(false));
     private static final MethodHandle NOTIFY_PLAIN = LINKER.downcallHandle(NOTIFY, Linker.Option.critical(false));
 
-    @Benchmark
-    public int postSendCaptured(RawDowncall.Calls c) throws Throwable {
-        return (int) CAPTURED.invokeExact(c.postSend, c.sendErrno, c.qp, c.sendWr, c.sendBadWr);
+    /** Which post: {@code post_send} or {@code post_recv}, its op, request and slots from {@link RawDowncall.Calls}. */
+    @State(Scope.Thread)
+    public static class Post {
+
+        @Param({"post_send", "post_recv"})
+        public String verb;
+
+        MemorySegment op;
+        MemorySegment wr;
+        MemorySegment badWr;
+        MemorySegment errno;
+
+        @Setup(Level.Trial)
+        public void pick(RawDowncall.Calls c) {
+            boolean send = verb.equals("post_send");
+            op = send ? c.postSend : c.postRecv;
+            wr = send ? c.sendWr : c.recvWr;
+            badWr = send ? c.sendBadWr : c.recvBadWr;
+            errno = send ? c.sendErrno : c.recvErrno;
+        }
     }
 
     @Benchmark
-    public int postSendPlain(RawDowncall.Calls c) throws Throwable {
-        return (int) PLAIN.invokeExact(c.postSend, c.qp, c.sendWr, c.sendBadWr);
+    public int postCaptured(Post p, RawDowncall.Calls c) throws Throwable {
+        return (int) CAPTURED.invokeExact(p.op, p.errno, c.qp, p.wr, p.badWr);
     }
 
     @Benchmark
-    public int postRecvCaptured(RawDowncall.Calls c) throws Throwable {
-        return (int) CAPTURED.invokeExact(c.postRecv, c.recvErrno, c.qp, c.recvWr, c.recvBadWr);
-    }
-
-    @Benchmark
-    public int postRecvPlain(RawDowncall.Calls c) throws Throwable {
-        return (int) PLAIN.invokeExact(c.postRecv, c.qp, c.recvWr, c.recvBadWr);
+    public int postPlain(Post p, RawDowncall.Calls c) throws Throwable {
+        return (int) PLAIN.invokeExact(p.op, c.qp, p.wr, p.badWr);
     }
 
     @Benchmark
