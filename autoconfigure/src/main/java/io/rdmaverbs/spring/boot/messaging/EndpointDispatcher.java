@@ -3,7 +3,6 @@ package io.rdmaverbs.spring.boot.messaging;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 import io.micrometer.observation.Observation;
@@ -13,6 +12,7 @@ import io.rdmaverbs.spring.boot.messaging.observation.RdmaMessagingObservation;
 import io.rdmaverbs.spring.boot.messaging.observation.RdmaMessagingObservation.Outcome;
 import io.rdmaverbs.spring.boot.messaging.observation.RdmaReceiverContext;
 import io.rdmaverbs.verbs.ResourceClosedException;
+import io.rdmaverbs.verbs.connection.Futures;
 import io.rdmaverbs.verbs.connection.InboundMessage;
 import io.rdmaverbs.verbs.connection.Message;
 import io.rdmaverbs.verbs.connection.MessageHandler;
@@ -96,8 +96,7 @@ final class EndpointDispatcher implements MessageHandler {
             Message copy = message.isRequest() && messaging.invocations().isEmpty() ? null : copyOf(message);
             List<@Nullable Object> safe = EndpointMethod.safeCopies(args);
             stage.whenComplete((value, failure) -> {
-                Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause()
-                        : failure;
+                Throwable cause = failure == null ? null : Futures.cause(failure);
                 try {
                     if (cause != null) {
                         context.outcome(Outcome.ERROR);

@@ -237,7 +237,7 @@ final class InlineVerbs {
      * downcall. rdma-core's providers agree (read at its master of 2026-12: bnxt_re, cxgb4, efa, erdma, hns,
      * irdma, mana, mlx4, mlx5, mthca, ocrdma, qedr, rxe, siw, vmw_pvrdma and the ibv_cmd_ fallbacks): 0, a
      * positive errno (rxe's post_send reads errno after its doorbell write() and returns it), or a negative
-     * one (erdma, mana, qedr); none returns -1 and leaves the reason in errno. VerbChecks.returnedErrno reads
+     * one (cxgb4, erdma, mana, qedr); none returns -1 and leaves the reason in errno. VerbChecks.returnedErrno reads
      * the value.
      */
 

@@ -114,16 +114,14 @@ final class VerbChecks {
             int errno = CallState.errno(state);
             return errno > 0 ? errno : Errno.EPERM.number();
         }
-        if (rc == Integer.MIN_VALUE) {
-            return Errno.EIO.number();
-        }
-        return Math.abs(rc);
+        return returnedErrno(rc);
     }
 
     /**
-     * The errno a data-path verb returned as its value ({@code ibv_post_send(3)}, {@code ibv_post_recv(3)},
-     * {@code ibv_post_srq_recv(3)}, {@code ibv_req_notify_cq(3)}), for a nonzero {@code rc}: positive as the
-     * man pages say, or negated as some providers return it.
+     * The errno a verb returned as its value, 0 on success: positive as the man pages say, or negated as some
+     * providers return it. The data path's verbs report only this way ({@code ibv_post_send(3)},
+     * {@code ibv_post_recv(3)}, {@code ibv_post_srq_recv(3)}, {@code ibv_req_notify_cq(3)}), so their errno is not
+     * captured; {@link #returned} adds the -1-and-errno form of the others.
      */
     static int returnedErrno(int rc) {
         return rc == Integer.MIN_VALUE ? Errno.EIO.number() : Math.abs(rc);
