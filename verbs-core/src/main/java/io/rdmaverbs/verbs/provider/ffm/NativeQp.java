@@ -14,6 +14,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class NativeQp extends NativeHandle implements QpHandle {
 
+    static {
+        // Loaded (not initialized) with this class, as NativeCq's poller: exOps() sits on every post, and C2
+        // does not inline it while its return type is not loaded (a process with no send-ops QP).
+        NativeQpExOps.class.getName();
+    }
+
     private final NativeContext context;
     private final QpType type;
     private final int qpNum;
