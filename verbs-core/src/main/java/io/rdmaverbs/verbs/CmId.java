@@ -397,9 +397,12 @@ public final class CmId extends VerbsResource {
         return role == CmIdRole.CONNECTING && listener != null;
     }
 
-    /** Whether a live connection would end under the application: connected, and no disconnect called. */
+    /**
+     * Whether a live connection would end under the application: connected, or accepted with its ESTABLISHED
+     * not read yet (to the peer it may be connected already), and no disconnect called.
+     */
     boolean isLiveConnection() {
-        return role == CmIdRole.CONNECTED && !disconnectSent;
+        return (role == CmIdRole.CONNECTED || isAcceptedAwaitingEstablished()) && !disconnectSent;
     }
 
     private List<CmId> unansweredRequests() {
@@ -417,8 +420,10 @@ public final class CmId extends VerbsResource {
     StuckReference liveConnection(ResourceRef self, String verb) {
         InetSocketAddress peer = peerIfOpen();
         // No blocker: the hold is the connection itself, which no release earlier in a plan resolves.
+        String state = isAcceptedAwaitingEstablished() ? " accepted a connection (its ESTABLISHED not read yet)"
+                : " is connected";
         return new StuckReference(self, verb, Consequence.ABORTS_CONNECTION, null, Cause.LIVE_CONNECTION, null, null,
-                self + ": " + ref() + " is connected" + (peer == null ? "" : " to " + peer) + ": " + verb
+                self + ": " + ref() + state + (peer == null ? "" : " to " + peer) + ": " + verb
                         + " would end the connection under the application; disconnect first (rdma_disconnect(3)) so "
                         + "that the peer learns of it and the QP's work requests flush");
     }
@@ -519,22 +524,40 @@ public final class CmId extends VerbsResource {
         if (!isLiveConnection()) {
             return;
         }
+        boolean accepted = role == CmIdRole.CONNECTING;
+        if (!disconnectForRelease()) {
+            return;
+        }
+        long deadline = System.nanoTime() + channel.disconnectTimeout().toNanos();
+        // An accepted id reads its ESTABLISHED first, then DISCONNECTED; one whose RTU never comes ends on
+        // CONNECT_ERROR or the timeout.
+        while ((role == CmIdRole.CONNECTED || role == CmIdRole.CONNECTING) && System.nanoTime() - deadline < 0) {
+            long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+            if (!channel.readFor(this, Math.min(left, DISCONNECT_SLICE_MILLIS))) {
+                return;
+            }
+            if (accepted && role == CmIdRole.CONNECTED) {
+                // The RTU may have come after the disconnect: the kernel's CM, not established then, had no DREQ
+                // to send (it sends one only when established, a DREP only to a DREQ). It is now; once more.
+                accepted = false;
+                if (!disconnectForRelease()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private boolean disconnectForRelease() {
         try {
             runUnderIdLock(() -> {
                 disconnectRequested = true;
                 cm.disconnect(handle);
                 disconnectSent = true;
             });
+            return true;
         } catch (VerbsException e) {
             LOG.log(Level.DEBUG, () -> "rdma_disconnect of " + this + " before its release failed", e);
-            return;
-        }
-        long deadline = System.nanoTime() + channel.disconnectTimeout().toNanos();
-        while (role == CmIdRole.CONNECTED && System.nanoTime() - deadline < 0) {
-            long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
-            if (!channel.readFor(this, Math.min(left, DISCONNECT_SLICE_MILLIS))) {
-                return;
-            }
+            return false;
         }
     }
 

@@ -385,6 +385,54 @@ class CmResourceGraphTest {
     }
 
     @Test
+    void anAcceptedIdWhoseEstablishedIsNotReadYetIsALiveConnectionAndACascadeDisconnectsIt() {
+        CmId listener = listening();
+        CmId active = resolved();
+        queuePairOn(active);
+        active.connect(CmConnectionParams.defaults());
+        CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
+        CmId passive = request.cmId();
+        QueuePair qp = queuePairOn(passive);
+        passive.accept(CmConnectionParams.defaults());
+        request.ack();
+        // This side's ESTABLISHED waits in the channel, unread.
+        assertThat(passive.isAcceptedAwaitingEstablished()).isTrue();
+
+        assertThat(passive.stuckReferences()).filteredOn(s -> s.cause() == Cause.LIVE_CONNECTION).singleElement()
+                .satisfies(s -> {
+                    assertThat(s.consequence()).isEqualTo(Consequence.ABORTS_CONNECTION);
+                    assertThat(s.message()).contains("accepted a connection (its ESTABLISHED not read yet)");
+                });
+        assertThat(causes(qp)).as("its QP's destroy would end it too").containsExactly(Cause.LIVE_CONNECTION);
+        assertThatThrownBy(() -> passive.close(ClosePolicy.STRICT)).isInstanceOf(CloseRefusedException.class);
+        assertThat(server.planClose(List.of(passive), ClosePolicy.CASCADE).steps().getFirst().preparations())
+                .anySatisfy(p -> assertThat(p).contains("rdma_disconnect"));
+        serverChannel.disconnectTimeout(TIMEOUT);
+        // The peer reads its events once this side disconnected and answers the DREQ as an application would,
+        // so the close ends on its DISCONNECTED.
+        Thread peer = Thread.ofPlatform().daemon().start(() -> {
+            long until = System.nanoTime() + TIMEOUT.toNanos();
+            while (!passive.disconnectRequested() && System.nanoTime() - until < 0) {
+                Thread.onSpinWait();
+            }
+            expectAndAck(clientChannel, CmEventType.ESTABLISHED);
+            expectAndAck(clientChannel, CmEventType.DISCONNECTED);
+            active.disconnect();
+        });
+
+        long start = System.nanoTime();
+        passive.close(ClosePolicy.CASCADE);
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("ended on DISCONNECTED, not the timeout")
+                .isLessThan(TIMEOUT);
+        assertThat(passive.disconnectRequested()).isTrue();
+        assertThat(passive.isClosed()).isTrue();
+        assertTimeoutPreemptively(TIMEOUT, () -> peer.join());
+        assertThat(active.role()).isEqualTo(CmIdRole.DISCONNECTED);
+        assertThat(listener.stuckReferences()).isEmpty();
+    }
+
+    @Test
     void aStrictCloseOfAGraphWithALiveConnectionOrAnUnansweredRequestIsRefusedTouchingNothing() {
         CmId listener = listening();
         Connection c = connected(listener);

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 
 import io.rdmaverbs.verbs.ClosePolicy;
@@ -90,6 +91,9 @@ final class CmScenarios {
                         + "destroys it on DISCONNECTED", CmScenarios::connectedIdPeerAnswers),
                 new Scenario("a connected id whose peer never answers: cascade gives up after the disconnect "
                         + "timeout and destroys it", CmScenarios::connectedIdPeerSilent),
+                new Scenario("an accepted id whose ESTABLISHED is not read yet: strict refuses it as connected; "
+                        + "cascade disconnects and, the peer answering, destroys it on DISCONNECTED",
+                        CmScenarios::acceptedIdEstablishedUnread),
                 new Scenario("a listening id with an unanswered request: strict refuses naming it, cascade rejects "
                         + "it", CmScenarios::listenerWithPendingRequest),
                 new Scenario("rdma_cm: bad arguments and calls in the wrong state are refused in Java, leaving "
@@ -103,7 +107,8 @@ final class CmScenarios {
      * ({@link ScenarioCatalog#connecting()}).
      */
     static List<Scenario> withoutConnection() {
-        List<String> connecting = List.of("connect, accept", "a reject", "a connected id", "a listening id");
+        List<String> connecting = List.of("connect, accept", "a reject", "a connected id", "an accepted id",
+                "a listening id");
         return all().stream().filter(s -> connecting.stream().noneMatch(s.name()::contains)).toList();
     }
 
@@ -338,6 +343,60 @@ final class CmScenarios {
         ack(steps, "server", p.serverChannel, CmEventType.DISCONNECTED);
         assertThat(p.passive.role()).isEqualTo(CmIdRole.DISCONNECTED);
         p.closeServer(steps);
+    }
+
+    /**
+     * The passive side between its {@code rdma_accept} and its read of ESTABLISHED: a close of the id ends a
+     * connection (the peer is connected, or will be with its next read), so a cascade disconnects first. The
+     * client reads its events only once that disconnect went out, so that its RTU comes after it: the kernel's
+     * CM, not established when the server disconnected, sent no DREQ (it sends one only when established), and
+     * only the cascade's second disconnect, once it reads ESTABLISHED, ends the connection before the timeout.
+     */
+    static void acceptedIdEstablishedUnread(ScenarioRun run) throws Exception {
+        Steps steps = run.steps();
+        Ends ends = Ends.open(run);
+        int port = ends.listen(steps);
+        Side c = ends.resolvedClient(steps, port);
+        steps.ok("rdma_connect", () -> c.id.connect(CmConnectionParams.defaults()));
+        CmEvent request = expect(steps, "server", ends.serverChannel, CmEventType.CONNECT_REQUEST);
+        CmId passive = request.cmId();
+        Side s = Side.on(steps, "server", passive);
+        steps.ok("rdma_accept", () -> passive.accept(CmConnectionParams.defaults()));
+        steps.ok("rdma_ack_cm_event CONNECT_REQUEST", request::ack);
+        assertThat(passive.isAcceptedAwaitingEstablished()).as("its ESTABLISHED is not read").isTrue();
+        StuckReference live = passive.stuckReferences().stream().filter(r -> r.cause() == Cause.LIVE_CONNECTION)
+                .findFirst().orElseThrow(() -> new AssertionError("no live connection: " + passive.stuckReferences()));
+        assertThat(live.consequence()).isEqualTo(StuckReference.Consequence.ABORTS_CONNECTION);
+        assertThat(live.message()).contains("its ESTABLISHED not read yet");
+        steps.refused("rdma_destroy_id of the accepted id, strict", passive::close);
+        steps.refused("rdma_destroy_qp of the accepted id's QP, strict", s.qp::close);
+        ends.serverChannel.disconnectTimeout(EVENT_WAIT);
+        // The client reads once the server disconnected, then answers the DREQ as an application would.
+        CompletableFuture<List<CmEventType>> client = CompletableFuture.supplyAsync(() -> {
+            long until = System.nanoTime() + EVENT_WAIT.toNanos();
+            while (!passive.disconnectRequested() && System.nanoTime() - until < 0) {
+                Thread.onSpinWait();
+            }
+            CmEvent established = ends.clientChannel.awaitEvent(EVENT_WAIT).orElseThrow();
+            established.ack();
+            CmEvent disconnected = ends.clientChannel.awaitEvent(EVENT_WAIT).orElseThrow();
+            disconnected.ack();
+            c.id.disconnect();
+            return List.of(established.type(), disconnected.type());
+        });
+        long start = System.nanoTime();
+        steps.ok("close the accepted id, cascade", () -> passive.close(ClosePolicy.CASCADE));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(client.get(EVENT_WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                .containsExactly(CmEventType.ESTABLISHED, CmEventType.DISCONNECTED);
+        assertThat(took).as("DISCONNECTED came with the client's DREP, long before the timeout")
+                .isLessThan(EVENT_WAIT.dividedBy(2));
+        assertThat(s.qp.isClosed()).isTrue();
+        assertThat(c.id.role()).isEqualTo(CmIdRole.DISCONNECTED);
+        c.close(steps, "client");
+        steps.ok("rdma_destroy_id, client", c.id::close);
+        steps.ok("rdma_destroy_id, listener", ends.listener::close);
+        run.verbs().close(List.of(s.mr(), s.cq(), s.pd(), ends.clientChannel, ends.serverChannel), ClosePolicy.STRICT);
     }
 
     static void listenerWithPendingRequest(ScenarioRun run) throws Exception {
