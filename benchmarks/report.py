@@ -306,6 +306,8 @@ def scale(results):
         per_size_table(runs, [("GraphQueries.healthDetails", "health details (details + stuck references)"),
                               ("GraphQueries.closePlan", "close plan (CASCADE)"),
                               ("GraphQueries.everyResourceNamed", "floor: every resource named once"),
+                              ("GraphQueries.registryCopied", "its first half: the registry copied"),
+                              ("GraphQueries.listedResourcesNamed", "its other half: a list made once, named"),
                               ("GraphLifecycle.populate", "create the resources"),
                               ("GraphLifecycle.cascadeClose", "cascade teardown")], "resources", "operation")
     if (results / "heap.txt").exists():
