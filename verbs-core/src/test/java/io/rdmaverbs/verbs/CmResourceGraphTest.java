@@ -88,14 +88,20 @@ class CmResourceGraphTest {
         return id.createQueuePair(pd, QueuePairSpec.rc(cq, cq, QpCapabilities.of(8, 8)));
     }
 
+    /** A resolved active id with a QP, its {@code rdma_connect} called: the listener's CONNECT_REQUEST is due. */
+    private CmId connecting() {
+        CmId active = resolved();
+        queuePairOn(active);
+        active.connect(CmConnectionParams.defaults());
+        return active;
+    }
+
     /** The active id connected to a passive id of the listener, both with QPs, every event acknowledged. */
     private record Connection(CmId active, CmId passive) {
     }
 
     private Connection connected(CmId listener) {
-        CmId active = resolved();
-        queuePairOn(active);
-        active.connect(CmConnectionParams.defaults());
+        CmId active = connecting();
         CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
         assertThat(request.listenId()).isSameAs(listener);
         CmId passive = request.cmId();
@@ -387,9 +393,7 @@ class CmResourceGraphTest {
     @Test
     void anAcceptedIdWhoseEstablishedIsNotReadYetIsALiveConnectionAndACascadeDisconnectsIt() {
         CmId listener = listening();
-        CmId active = resolved();
-        queuePairOn(active);
-        active.connect(CmConnectionParams.defaults());
+        CmId active = connecting();
         CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
         CmId passive = request.cmId();
         QueuePair qp = queuePairOn(passive);
@@ -471,9 +475,7 @@ class CmResourceGraphTest {
     @Test
     void aListenerWithUnansweredRequestsIsRefusedStrictAndCascadeRejectsThemSoTheRequesterSeesRejected() {
         CmId listener = listening();
-        CmId active = resolved();
-        queuePairOn(active);
-        active.connect(CmConnectionParams.defaults());
+        CmId active = connecting();
         CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
         request.ack();
         CmId passive = request.cmId();
