@@ -335,6 +335,11 @@ public final class CmId extends VerbsResource {
         return disconnectRequested;
     }
 
+    /** Whether librdmacm took this side's {@code rdma_disconnect(3)} (it returned success). */
+    public boolean disconnectSent() {
+        return disconnectSent;
+    }
+
     // ---- events -----------------------------------------------------------------------------------
 
     /** Follows an event of this id that its channel read. */

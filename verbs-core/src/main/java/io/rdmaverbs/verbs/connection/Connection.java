@@ -86,6 +86,8 @@ public final class Connection implements AutoCloseable {
     private volatile @Nullable ProtocolException helloRefused;
     private volatile long disconnectSentAt;
     private volatile long disconnectedAt;
+    /** ESTABLISHED came after this side's {@code rdma_disconnect}: see {@link #awaitDown}. */
+    private volatile boolean establishedAfterDisconnect;
     /** Once a close ran its release: a later close only retries what was left. */
     private volatile boolean released;
     /** Why this side's {@code rdma_disconnect} failed in a close, for its report. */
@@ -439,6 +441,9 @@ public final class Connection implements AutoCloseable {
     void eventArrived(CmEvent event) {
         ConnectionState next = switch (event.type()) {
             case ESTABLISHED -> {
+                if (id.disconnectRequested()) {
+                    establishedAfterDisconnect = true;
+                }
                 established(event.privateData());
                 yield ConnectionState.CONNECTED;
             }
@@ -489,11 +494,12 @@ public final class Connection implements AutoCloseable {
     }
 
     private void answerDisconnect() {
-        if (id.isOpen() && id.role() == CmIdRole.DISCONNECTED) {
+        // Not after this side's own rdma_disconnect went through: that one answered already, or crossed the DREQ.
+        if (id.isOpen() && id.role() == CmIdRole.DISCONNECTED && !id.disconnectSent()) {
             try {
                 id.disconnect();
             } catch (VerbsException e) {
-                // This side disconnected first: nothing to answer.
+                // Nothing to answer any more: the kernel's CM is past it.
             } catch (ResourceClosedException e) {
                 // A close released the id meanwhile, and its rdma_destroy_id answered the peer.
             }
@@ -600,8 +606,15 @@ public final class Connection implements AutoCloseable {
         if (how == ConnectionCloseReport.Disconnect.NOT_CONNECTED || how == ConnectionCloseReport.Disconnect.BY_PEER) {
             return Duration.ZERO;
         }
-        if (!isDown(state) && !owner.isLoopThread()) {
-            awaitUntil(() -> isDown(state), deadline);
+        if (!owner.isLoopThread()) {
+            awaitUntil(() -> isDown(state) || establishedAfterDisconnect, deadline);
+            if (establishedAfterDisconnect) {
+                // The RTU came after this side's disconnect: the kernel's CM, not established then, had no DREQ to
+                // send (it sends one only when established). It is now; once more, so that the peer learns of it
+                // within this wait and not at the destroy. Harmless when DISCONNECTED came meanwhile.
+                disconnectOnceMore();
+                awaitUntil(() -> isDown(state), deadline);
+            }
         }
         if (!isDown(state)) {
             return null;
@@ -609,6 +622,15 @@ public final class Connection implements AutoCloseable {
         long sent = disconnectSentAt;
         long at = disconnectedAt;
         return sent == 0 || at == 0 ? Duration.ZERO : Duration.ofNanos(Math.max(0, at - sent));
+    }
+
+    private void disconnectOnceMore() {
+        establishedAfterDisconnect = false;
+        try {
+            id.disconnect();
+        } catch (VerbsException | ResourceClosedException e) {
+            LOG.log(Level.DEBUG, () -> "the second rdma_disconnect of " + name + " failed", e);
+        }
     }
 
     /** Waits, up to the deadline, for the completion loop to poll every work request back (flushed, mostly). */

@@ -226,6 +226,44 @@ class ConnectionsTest {
     }
 
     @Test
+    void anEstablishedReadAfterTheClosesDisconnectMakesItDisconnectOnceMoreForTheDreqTheFirstCouldNotSend()
+            throws Exception {
+        CompletableFuture<Connection> accepted = new CompletableFuture<>();
+        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(),
+                request -> {
+                    hosts.serverHost.holdCmEvents(true);
+                    accepted.complete(request.accept());
+                });
+        try {
+            Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
+            Connection s = accepted.get(5, TimeUnit.SECONDS);
+            long before = disconnectsOnServer();
+            CompletableFuture<ConnectionCloseReport> closing = CompletableFuture.supplyAsync(() -> s.close(WAIT));
+            long until = System.nanoTime() + WAIT.toNanos();
+            while (disconnectsOnServer() == before && System.nanoTime() - until < 0) {
+                Thread.onSpinWait();
+            }
+            assertThat(disconnectsOnServer()).as("the close's rdma_disconnect, before ESTABLISHED is read")
+                    .isEqualTo(before + 1);
+
+            // Its ESTABLISHED is read only now, after the disconnect, as when the RTU comes late on the kernel.
+            hosts.serverHost.holdCmEvents(false);
+            ConnectionCloseReport report = closing.get(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS);
+
+            assertThat(disconnectsOnServer()).as("once more once ESTABLISHED was read").isEqualTo(before + 2);
+            assertThat(report.disconnect()).isEqualTo(ConnectionCloseReport.Disconnect.BY_THIS_SIDE);
+            assertThat(report.released().isComplete()).isTrue();
+            assertThat(c.awaitDisconnected(WAIT)).as("the client saw DISCONNECTED").isTrue();
+        } finally {
+            hosts.serverHost.holdCmEvents(false);
+        }
+    }
+
+    private long disconnectsOnServer() {
+        return hosts.serverHost.faults().callsByVerb().getOrDefault("rdma_disconnect", 0L);
+    }
+
+    @Test
     void aBoundedCloseWhoseDisconnectedNeverComesReleasesOnceTheWaitIsOver() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
         ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(),
