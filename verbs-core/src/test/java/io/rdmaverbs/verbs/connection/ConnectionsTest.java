@@ -199,8 +199,11 @@ class ConnectionsTest {
         assertNothingOfAConnectionLeftOnTheClient();
     }
 
-    @Test
-    void aConnectionClosedAfterItsAcceptBeforeItsEstablishedIsReadIsDisconnectedByThisSide() throws Exception {
+    /** A raw connection both sides hold, the server's events held from its accept on (its ESTABLISHED unread). */
+    private record AcceptedUnread(Connection client, Connection server) {
+    }
+
+    private AcceptedUnread acceptedWithServerEventsHeld() throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
         ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(),
                 request -> {
@@ -208,17 +211,22 @@ class ConnectionsTest {
                     hosts.serverHost.holdCmEvents(true);
                     accepted.complete(request.accept());
                 });
-        try {
-            Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
-            Connection s = accepted.get(5, TimeUnit.SECONDS);
-            assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
-            assertThat(s.state()).isEqualTo(ConnectionState.CONNECTING);
+        Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
+        return new AcceptedUnread(c, accepted.get(5, TimeUnit.SECONDS));
+    }
 
-            ConnectionCloseReport report = s.close(Duration.ofMillis(200));
+    @Test
+    void aConnectionClosedAfterItsAcceptBeforeItsEstablishedIsReadIsDisconnectedByThisSide() throws Exception {
+        try {
+            AcceptedUnread a = acceptedWithServerEventsHeld();
+            assertThat(a.client().state()).isEqualTo(ConnectionState.CONNECTED);
+            assertThat(a.server().state()).isEqualTo(ConnectionState.CONNECTING);
+
+            ConnectionCloseReport report = a.server().close(Duration.ofMillis(200));
 
             assertThat(report.disconnect()).as("the client is connected: the close disconnects it")
                     .isEqualTo(ConnectionCloseReport.Disconnect.BY_THIS_SIDE);
-            assertThat(c.awaitDisconnected(WAIT)).as("the client saw DISCONNECTED").isTrue();
+            assertThat(a.client().awaitDisconnected(WAIT)).as("the client saw DISCONNECTED").isTrue();
             assertThat(report.released().isComplete()).isTrue();
         } finally {
             hosts.serverHost.holdCmEvents(false);
@@ -228,17 +236,11 @@ class ConnectionsTest {
     @Test
     void anEstablishedReadAfterTheClosesDisconnectMakesItDisconnectOnceMoreForTheDreqTheFirstCouldNotSend()
             throws Exception {
-        CompletableFuture<Connection> accepted = new CompletableFuture<>();
-        ConnectionListener listener = hosts.server.listen(ListenSpec.on(hosts.anyServerPort()).raw(),
-                request -> {
-                    hosts.serverHost.holdCmEvents(true);
-                    accepted.complete(request.accept());
-                });
         try {
-            Connection c = hosts.client.connect(ConnectSpec.to(listener.address()).raw());
-            Connection s = accepted.get(5, TimeUnit.SECONDS);
+            AcceptedUnread a = acceptedWithServerEventsHeld();
             long before = disconnectsOnServer();
-            CompletableFuture<ConnectionCloseReport> closing = CompletableFuture.supplyAsync(() -> s.close(WAIT));
+            CompletableFuture<ConnectionCloseReport> closing =
+                    CompletableFuture.supplyAsync(() -> a.server().close(WAIT));
             long until = System.nanoTime() + WAIT.toNanos();
             while (disconnectsOnServer() == before && System.nanoTime() - until < 0) {
                 Thread.onSpinWait();
@@ -253,7 +255,7 @@ class ConnectionsTest {
             assertThat(disconnectsOnServer()).as("once more once ESTABLISHED was read").isEqualTo(before + 2);
             assertThat(report.disconnect()).isEqualTo(ConnectionCloseReport.Disconnect.BY_THIS_SIDE);
             assertThat(report.released().isComplete()).isTrue();
-            assertThat(c.awaitDisconnected(WAIT)).as("the client saw DISCONNECTED").isTrue();
+            assertThat(a.client().awaitDisconnected(WAIT)).as("the client saw DISCONNECTED").isTrue();
         } finally {
             hosts.serverHost.holdCmEvents(false);
         }
