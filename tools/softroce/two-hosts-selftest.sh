@@ -103,9 +103,18 @@ cut_round_a() {
   kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
   return 0
 }
+# rping of rdma-core 44 destroys its event channel while its CM thread still waits in rdma_get_cm_event,
+# which then fails with EBADF and exits the process with 255 (rping.c's cm_thread; upstream wakes that
+# thread with an eventfd since). After a ping that completed (its DISCONNECTED came, no failure printed),
+# that exit is the tool's own and the attempt worked: seen once in 3 attempts on 6.12 under CI's load.
+rping_teardown_race() {
+  [ "$1" = 255 ] && grep -qx 'rdma_get_cm_event: Bad file descriptor' "$2" && grep -q 'DISCONNECT EVENT' "$2" \
+    && [ "$(grep -cvx -e 'rdma_get_cm_event: Bad file descriptor' -e 'client DISCONNECT EVENT\.\.\.' "$2")" = 0 ] \
+    && echo ", worked: rping's own teardown race after the ping (rdma_get_cm_event: EBADF)"
+}
 # B's half: streams (-C 0) until A's eth0 is back, then ATTEMPTS new connections, each bounded by 10 s.
 cut_round_b() {
-  local name=$1 attempts=$2 out=$SOFTROCE_OUT i
+  local name=$1 attempts=$2 out=$SOFTROCE_OUT i rc
   wire_wait "$name.listening" 60 || return 0
   # Its first lines only (line-buffered): awk reads on, so that rping never blocks on a full pipe.
   stdbuf -oL rping -c -a "$SOFTROCE_PEER_ADDR" -p "$LIVECUT_PORT" -C 0 -S 64 -v 2>&1 | awk 'NR <= 5' > "$out/$name-stream.txt" &
@@ -115,8 +124,11 @@ cut_round_b() {
   pkill -f "rping -c -a $SOFTROCE_PEER_ADDR -p $LIVECUT_PORT -C 0" 2>/dev/null
   wait
   for ((i = 1; i <= attempts; i++)); do
-    timeout 10 rping -c -a "$SOFTROCE_PEER_ADDR" -p "$LIVECUT_PORT" -C 1 >> "$out/$name-attempts.txt" 2>&1
-    echo "$name: attempt $i after A's eth0 came back: rping exit $?" | tee -a "$out/$name.txt"
+    timeout 10 rping -c -a "$SOFTROCE_PEER_ADDR" -p "$LIVECUT_PORT" -C 1 > "$out/$name-attempt$i.txt" 2>&1
+    rc=$?
+    cat "$out/$name-attempt$i.txt" >> "$out/$name-attempts.txt"
+    echo "$name: attempt $i after A's eth0 came back: rping exit $rc$(rping_teardown_race "$rc" "$out/$name-attempt$i.txt")" \
+      | tee -a "$out/$name.txt"
   done
   signal "$name.done"
 }
@@ -286,7 +298,7 @@ else
   bad "the guests booted $KERNEL (A) and $(cat "$OUT/B/kernel" 2>/dev/null || echo '?') (B), not ${SOFTROCE_KPKG:-$SOFTROCE_DEFAULT_SERIES}"
 fi
 attempts() { grep -c 'rping exit ' "$OUT/B/$1.txt" 2>/dev/null || true; }
-worked() { grep -c 'rping exit 0$' "$OUT/B/$1.txt" 2>/dev/null || true; }
+worked() { grep -cE "rping exit 0$|, worked: rping's own teardown race" "$OUT/B/$1.txt" 2>/dev/null || true; }
 flat() { [ -s "$OUT/A/$1-up.txt" ] && cmp -s "$OUT/A/$1-up.txt" "$OUT/A/$1-end.txt"; }
 gsi_after() { sed -n 's/.*GSI QP \([A-Z]*\)$/\1/p' "$OUT/A/$1.txt" 2>/dev/null; }
 # round NAME ATTEMPTS: how it ended, "wedged" (no attempt worked, A's rxe1 counted nothing),
