@@ -62,14 +62,10 @@ public class GraphQueries {
         }
     }
 
-    /** The live resources as a list made once, for {@link #listedResourcesNamed}. */
-    private List<VerbsResource> listed;
-
     @Setup(Level.Trial)
     public void populate() {
         System.out.println(LoadAverage.line("at start"));
         population = Population.simulated(resources).populate();
-        listed = new ArrayList<>(population.verbs().resources());
     }
 
     @TearDown(Level.Trial)
@@ -112,11 +108,26 @@ public class GraphQueries {
      * is each resource's own objects (the resource, its ref, the name's string and bytes), not the registry.
      */
     @Benchmark
-    public long listedResourcesNamed() {
+    public long listedResourcesNamed(Listed listed) {
         long length = 0;
-        for (VerbsResource r : listed) {
+        for (VerbsResource r : listed.resources) {
             length += r.ref().name().length();
         }
         return length;
+    }
+
+    /**
+     * The live resources as a list made once, for {@link #listedResourcesNamed} alone: the other benchmarks'
+     * heap holds no copy of it. Not final: JMH subclasses its state classes.
+     */
+    @State(Scope.Benchmark)
+    public static class Listed {
+
+        List<VerbsResource> resources;
+
+        @Setup(Level.Trial)
+        public void list(GraphQueries queries) {
+            resources = new ArrayList<>(queries.population.verbs().resources());
+        }
     }
 }
