@@ -61,6 +61,8 @@ public final class CmId extends VerbsResource {
     private volatile boolean disconnectSent;
     /** Whether this side called {@code rdma_disconnect}, whatever it answered: the one "disconnect sent" fact. */
     private volatile boolean disconnectRequested;
+    /** See {@link #isEstablishedAfterDisconnect}. */
+    private volatile boolean establishedAfterDisconnect;
 
     CmId(CmEventChannel channel, CmIdHandle handle, CmIdRole role, @Nullable CmId listener, @Nullable String name) {
         super(channel.verbs, ResourceKind.CM_ID, List.of(channel), name);
@@ -321,10 +323,18 @@ public final class CmId extends VerbsResource {
                     || role == CmIdRole.RESOLVING) {
                 throw refused("rdma_disconnect", "only a connected id disconnects");
             }
-            disconnectRequested = true;
-            cm.disconnect(handle);
-            disconnectSent = true;
+            sendDisconnect();
         });
+    }
+
+    /** {@code rdma_disconnect} itself, under the caller's lock on the id (and its QP). */
+    private void sendDisconnect() {
+        // Cleared before the call: an ESTABLISHED read while it runs may still have come before the kernel's CM was
+        // established, and must make the next wait disconnect again.
+        establishedAfterDisconnect = false;
+        disconnectRequested = true;
+        cm.disconnect(handle);
+        disconnectSent = true;
     }
 
     /**
@@ -340,6 +350,15 @@ public final class CmId extends VerbsResource {
         return disconnectSent;
     }
 
+    /**
+     * Whether the id's ESTABLISHED was read after this side's last {@code rdma_disconnect(3)} began: the RTU came
+     * after that call, and the kernel's CM, not established then, may have had no DREQ to send (it sends one only
+     * when established). {@link #disconnect()} once more sends it, and clears this.
+     */
+    public boolean isEstablishedAfterDisconnect() {
+        return establishedAfterDisconnect;
+    }
+
     // ---- events -----------------------------------------------------------------------------------
 
     /** Follows an event of this id that its channel read. */
@@ -347,7 +366,12 @@ public final class CmId extends VerbsResource {
         switch (type) {
             case ADDR_RESOLVED -> addressResolved = true;
             case ROUTE_RESOLVED -> routeResolved = true;
-            case ESTABLISHED -> role = CmIdRole.CONNECTED;
+            case ESTABLISHED -> {
+                if (disconnectRequested) {
+                    establishedAfterDisconnect = true;
+                }
+                role = CmIdRole.CONNECTED;
+            }
             case DISCONNECTED -> role = CmIdRole.DISCONNECTED;
             case REJECTED -> role = CmIdRole.REJECTED;
             case ADDR_ERROR, ROUTE_ERROR, UNREACHABLE, CONNECT_ERROR, DEVICE_REMOVAL -> role = CmIdRole.FAILED;
@@ -529,7 +553,6 @@ public final class CmId extends VerbsResource {
         if (!isLiveConnection()) {
             return;
         }
-        boolean accepted = role == CmIdRole.CONNECTING;
         if (!disconnectForRelease()) {
             return;
         }
@@ -541,24 +564,16 @@ public final class CmId extends VerbsResource {
             if (!channel.readFor(this, Math.min(left, DISCONNECT_SLICE_MILLIS))) {
                 return;
             }
-            if (accepted && role == CmIdRole.CONNECTED) {
-                // The RTU may have come after the disconnect: the kernel's CM, not established then, had no DREQ
-                // to send (it sends one only when established, a DREP only to a DREQ). It is now; once more.
-                accepted = false;
-                if (!disconnectForRelease()) {
-                    return;
-                }
+            // Read after the disconnect, ESTABLISHED says it may have sent nothing: once more.
+            if (establishedAfterDisconnect && !disconnectForRelease()) {
+                return;
             }
         }
     }
 
     private boolean disconnectForRelease() {
         try {
-            runUnderIdLock(() -> {
-                disconnectRequested = true;
-                cm.disconnect(handle);
-                disconnectSent = true;
-            });
+            runUnderIdLock(this::sendDisconnect);
             return true;
         } catch (VerbsException e) {
             LOG.log(Level.DEBUG, () -> "rdma_disconnect of " + this + " before its release failed", e);

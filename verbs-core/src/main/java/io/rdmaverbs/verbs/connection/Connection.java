@@ -86,8 +86,6 @@ public final class Connection implements AutoCloseable {
     private volatile @Nullable ProtocolException helloRefused;
     private volatile long disconnectSentAt;
     private volatile long disconnectedAt;
-    /** ESTABLISHED came after this side's {@code rdma_disconnect}: see {@link #awaitDown}. */
-    private volatile boolean establishedAfterDisconnect;
     /** Once a close ran its release: a later close only retries what was left. */
     private volatile boolean released;
     /** Why this side's {@code rdma_disconnect} failed in a close, for its report. */
@@ -441,9 +439,6 @@ public final class Connection implements AutoCloseable {
     void eventArrived(CmEvent event) {
         ConnectionState next = switch (event.type()) {
             case ESTABLISHED -> {
-                if (id.disconnectRequested()) {
-                    establishedAfterDisconnect = true;
-                }
                 established(event.privateData());
                 yield ConnectionState.CONNECTED;
             }
@@ -607,8 +602,10 @@ public final class Connection implements AutoCloseable {
             return Duration.ZERO;
         }
         if (!owner.isLoopThread()) {
-            awaitUntil(() -> isDown(state) || establishedAfterDisconnect, deadline);
-            if (establishedAfterDisconnect) {
+            // The id learns of ESTABLISHED as the event is read, before this connection's state moves and wakes
+            // the wait.
+            awaitUntil(() -> isDown(state) || id.isEstablishedAfterDisconnect(), deadline);
+            if (id.isEstablishedAfterDisconnect()) {
                 // The RTU came after this side's disconnect: the kernel's CM, not established then, had no DREQ to
                 // send (it sends one only when established). It is now; once more, so that the peer learns of it
                 // within this wait and not at the destroy. Harmless when DISCONNECTED came meanwhile.
@@ -625,7 +622,6 @@ public final class Connection implements AutoCloseable {
     }
 
     private void disconnectOnceMore() {
-        establishedAfterDisconnect = false;
         try {
             id.disconnect();
         } catch (VerbsException | ResourceClosedException e) {
