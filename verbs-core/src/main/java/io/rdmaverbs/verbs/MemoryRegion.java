@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.rdmaverbs.verbs.attr.AccessFlag;
 import io.rdmaverbs.verbs.attr.RemoteAccess;
@@ -20,7 +21,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A registered memory region ({@code struct ibv_mr}); it keeps its protection domain busy. While slices of
  * it are exported to connections' peers ({@link RemoteExport}), those hold it: a strict close is refused, a
- * cascade revokes them first.
+ * cascade revokes them first. While Java readers {@linkplain #holdMemory() hold} the memory it allocated, a
+ * close deregisters it and leaves the memory to the last of them to free.
  */
 public final class MemoryRegion extends VerbsResource {
 
@@ -33,6 +35,13 @@ public final class MemoryRegion extends VerbsResource {
     private final String accessText;
     private final @Nullable Arena ownedMemory;
     private final List<RemoteExport> exports = new CopyOnWriteArrayList<>();
+    /**
+     * The {@link MemoryHold}s open, and {@link #FREE_PENDING} once the region asked to free its memory: one
+     * word, so that a hold taken and a free asked for at once agree on who frees (the free, seeing no hold;
+     * or the last hold, seeing the free asked for), and a hold is refused once the free was asked for.
+     */
+    private final AtomicInteger memoryHolds = new AtomicInteger();
+    private static final int FREE_PENDING = 1 << 30;
 
     MemoryRegion(ProtectionDomain pd, MrHandle handle, MemorySegment segment, Set<AccessFlag> access,
             @Nullable Arena ownedMemory, @Nullable String name) {
@@ -103,6 +112,10 @@ public final class MemoryRegion extends VerbsResource {
         if (!live.isEmpty()) {
             m.put("exports", live.stream().map(e -> Map.of("id", e.id(), "holder", e.holder(), "offset", e.offset(),
                     "length", e.length(), "access", e.access().toString(), "since", e.since().toString())).toList());
+        }
+        int holds = memoryHoldCount();
+        if (holds > 0) {
+            m.put("memoryHolds", holds);
         }
         return m;
     }
@@ -190,13 +203,57 @@ public final class MemoryRegion extends VerbsResource {
         provider.memoryRegionVerbs().deregMr(handle);
     }
 
+    // ---- Java readers of the memory ---------------------------------------------------------------
+
     /**
-     * Closes the arena {@link ProtectionDomain#allocateMemory} made. Its close fails while another thread
-     * still uses the memory (a downcall holding the segment): the region is deregistered all the same, and
-     * the memory stays allocated, which is reported.
+     * A hold on the region's memory for a Java reader (a handler reading what arrived in it), or null once the
+     * region is closed (or closing, its memory about to be freed): the caller then must not read it. A close
+     * of the region while holds are open deregisters it and leaves the memory the region allocated to the
+     * last hold's {@link MemoryHold#close()} to free; memory the application registered is its own either way.
+     */
+    public @Nullable MemoryHold holdMemory() {
+        for (;;) {
+            int holds = memoryHolds.get();
+            if ((holds & FREE_PENDING) != 0 || !isOpen()) {
+                return null;
+            }
+            if (memoryHolds.compareAndSet(holds, holds + 1)) {
+                return new MemoryHold(this);
+            }
+        }
+    }
+
+    /** The memory holds open now. */
+    public int memoryHoldCount() {
+        return memoryHolds.get() & ~FREE_PENDING;
+    }
+
+    void memoryHoldEnded() {
+        if (memoryHolds.decrementAndGet() == FREE_PENDING) {
+            // The region was closed while this hold was the last: its free was left to here.
+            try {
+                freeNow();
+            } catch (RuntimeException e) {
+                System.getLogger(MemoryRegion.class.getName()).log(System.Logger.Level.WARNING,
+                        () -> "the memory of " + ref() + ", freed as its last hold ended, could not be freed", e);
+            }
+        }
+    }
+
+    /**
+     * Closes the arena {@link ProtectionDomain#allocateMemory} made, once no {@link MemoryHold} is open (else
+     * the last to end frees it). Its close fails while another thread still uses the memory (a downcall
+     * holding the segment): the region is deregistered all the same, and the memory stays allocated, which
+     * is reported.
      */
     @Override
     void freeOwned() {
+        if ((memoryHolds.getAndUpdate(h -> h | FREE_PENDING) & ~FREE_PENDING) == 0) {
+            freeNow();
+        }
+    }
+
+    private void freeNow() {
         if (ownedMemory == null) {
             return;
         }

@@ -200,7 +200,7 @@ final class LargeTransfers {
             return;
         }
         Deliveries.Place place = java.util.Objects.requireNonNull(r.place);
-        session.deliveriesReady(place, () -> session.deliver(d.carried() == FrameKind.REQUEST, d.correlation(), payload, r.headers, true,
+        session.deliveriesReady(place, () -> session.deliver(d.carried() == FrameKind.REQUEST, d.correlation(), payload, region, r.headers, true,
                 () -> deregister(region)));
     }
 

@@ -22,6 +22,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.rdmaverbs.verbs.MemoryHold;
 import io.rdmaverbs.verbs.MemoryRegion;
 import io.rdmaverbs.verbs.RemoteExport;
 import io.rdmaverbs.verbs.RemoteRegion;
@@ -578,7 +579,7 @@ public final class Session {
                 Map<String, String> headers = h.readHeaders(buffer);
                 Runnable repost = reposts[index];
                 deliveries.arrived(() -> deliver(h.kind() == FrameKind.REQUEST, h.correlation(), payload,
-                        headers, false, repost));
+                        connection.buffers().region(), headers, false, repost));
             }
             case RENDEZVOUS -> {
                 RendezvousDescriptor d;
@@ -640,25 +641,30 @@ public final class Session {
     /**
      * Hands a received message to the handler executor; {@code release} posts its buffer again (or frees
      * the region of a large one) once the handler returned. The payload is given to the handler as a view
-     * confined to the handler's thread and to its call.
+     * confined to the handler's thread and to its call, and that view's liveness is the call's, not the
+     * memory's: so the delivery holds the memory of {@code region}, where the payload lies, from here until
+     * the handler returned. A close of the connection meanwhile (on any thread) deregisters the region and
+     * leaves its memory to the hold's end to free ({@link MemoryRegion#holdMemory}).
      */
-    void deliver(boolean request, long correlation, MemorySegment payload, Map<String, String> headers,
-            boolean isLarge, Runnable release) {
-        if (ending != null) {
+    void deliver(boolean request, long correlation, MemorySegment payload, MemoryRegion region,
+            Map<String, String> headers, boolean isLarge, Runnable release) {
+        MemoryHold hold = ending != null ? null : region.holdMemory();
+        if (hold == null) {
             release.run();
             return;
         }
         statistics.received(payload.byteSize(), isLarge);
         try {
-            handlers.execute(() -> handle(request, correlation, payload, headers, release));
+            handlers.execute(() -> handle(request, correlation, payload, hold, headers, release));
         } catch (RejectedExecutionException closing) {
+            hold.close();
             release.run();
         }
     }
 
-    private void handle(boolean request, long correlation, MemorySegment payload, Map<String, String> headers,
-            Runnable release) {
-        try (Arena call = Arena.ofConfined()) {
+    private void handle(boolean request, long correlation, MemorySegment payload, MemoryHold hold,
+            Map<String, String> headers, Runnable release) {
+        try (hold; Arena call = Arena.ofConfined()) {
             InboundMessage m = new InboundMessage(this, request, correlation,
                     Message.received(payload.reinterpret(call, null), headers));
             MessageHandler h = spec.handler();

@@ -71,7 +71,10 @@ final class CloseRaceScenarios {
                 new Scenario("Close races: ten raw connections exchange checksummed messages, then each pair closes "
                         + "concurrently, leaving nothing", CloseRaceScenarios::tenRawPairsCloseConcurrently),
                 new Scenario("Close races: ten sessions exchange checksummed requests and echoes, then each pair "
-                        + "closes concurrently, leaving nothing", CloseRaceScenarios::tenPairsCloseConcurrently));
+                        + "closes concurrently, leaving nothing", CloseRaceScenarios::tenPairsCloseConcurrently),
+                new Scenario("Close races: a connection closed while its handler still reads the payload, small and "
+                        + "40 MiB, many rounds: the handler reads what arrived, the memory is freed after it",
+                        CloseRaceScenarios::closedUnderItsHandler));
     }
 
     /**
@@ -218,6 +221,61 @@ final class CloseRaceScenarios {
     // ---- building blocks ----------------------------------------------------------------------------
 
     /** A listener whose accepted connections the scenario takes in order. */
+    /**
+     * Each round, the server's handler takes the payload, waits until its connection was closed on this thread,
+     * then reads all of it: the close deregistered the receive buffer (or the large message's own region) and
+     * must leave its memory to the handler's return to free. Freed, the small payload reads as the bytes
+     * glibc's MALLOC_PERTURB_ wrote over it (the guest run sets it) and the 40 MiB one, which glibc unmaps,
+     * crashes the JVM.
+     */
+    static void closedUnderItsHandler(ScenarioRun run) throws Exception {
+        int smallRounds = Math.max(3, rounds(run) / 4);
+        int largeRounds = 2;
+        java.util.concurrent.BlockingQueue<CountDownLatch> closedSignals = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.BlockingQueue<Long> readCrcs = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.atomic.AtomicReference<CountDownLatch> inHandler =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        SessionSpec handler = SessionSpec.defaults().handler(m -> {
+            MemorySegment payload = m.message().payload();
+            CountDownLatch closed = new CountDownLatch(1);
+            closedSignals.add(closed);
+            inHandler.get().countDown();
+            closed.await();
+            CRC32 crc = new CRC32();
+            crc.update(payload.asByteBuffer());
+            readCrcs.add(crc.getValue());
+        });
+        try (Connections server = Connections.on(run.verbs(), "server");
+                Connections client = Connections.on(run.verbs(), "client")) {
+            ListenedConnections accepted = ListenedConnections.on(server, run, handler);
+            java.util.Random random = new java.util.Random(20261204);
+            for (int round = 0; round < smallRounds + largeRounds; round++) {
+                byte[] sent = new byte[round < smallRounds ? 200 + random.nextInt(800) : 40 << 20];
+                random.nextBytes(sent);
+                CRC32 crc = new CRC32();
+                crc.update(sent);
+                Connection c = client.connect(ConnectSpec.to(accepted.listener.address()));
+                Connection s = accepted.next();
+                inHandler.set(new CountDownLatch(1));
+                c.session().send(Message.of(sent)).get(EVENT_WAIT.toMillis(),
+                        TimeUnit.MILLISECONDS);
+                assertThat(inHandler.get().await(EVENT_WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                        .as("round %d: the message reaches the handler", round).isTrue();
+                s.close();
+                assertThat(s.resources()).as("round %d: the server's connection released", round).isEmpty();
+                closedSignals.take().countDown();
+                Long read = readCrcs.poll(EVENT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                assertThat(read).as("round %d: the handler read %d bytes after the close", round, sent.length)
+                        .isEqualTo(crc.getValue());
+                c.close();
+                assertClosed(c, s, round);
+            }
+            run.steps().observed("rounds", "every handler read what arrived after its connection was released");
+            accepted.listener.close();
+        }
+        assertNothingLeft(run);
+    }
+
     private record ListenedConnections(ConnectionListener listener,
             java.util.concurrent.BlockingQueue<Connection> accepted) {
 
