@@ -217,22 +217,37 @@ public final class CmEventChannel extends VerbsResource {
         } catch (ResourceClosedException closing) {
             cm.ackEvent(h);
             return null;
+        } catch (RuntimeException | Error failed) {
+            // Read but not linked (the first adoption of librdmacm's context failed: ibv_query_device, an
+            // eventfd): unacknowledged, it would make the id's rdma_destroy_id(3) block forever, and nothing
+            // in the graph could acknowledge it. Acknowledged here; the failure is the reader's.
+            cm.ackEvent(h);
+            throw failed;
         }
     }
 
-    /** A CONNECT_REQUEST: a new passive id, which the event and its listening id hold until answered. */
+    /**
+     * A CONNECT_REQUEST: a new passive id, which the event and its listening id hold until answered. One that
+     * cannot be handed out (the listener or this channel closing, or its link failing) is rejected and
+     * acknowledged, and its id destroyed: through the graph when the passive id was registered already.
+     */
     private @Nullable CmEvent linkRequest(CmEventHandle h) {
+        CmId[] registered = new CmId[1];
+        RuntimeException failure = null;
         if (verbs.resourceOf(h.listenId()) instanceof CmId listener) {
             try {
                 return verbs.create(listener, List.of(this, listener), () -> {
                     CmId passive = new CmId(this, h.id(), CmIdRole.PASSIVE, listener, null);
                     verbs.register(passive);
+                    registered[0] = passive;
                     passive.adoptContextIfResolved();
                     listener.requestArrived(passive);
                     return new CmEvent(this, passive, listener, h);
                 });
             } catch (ResourceClosedException closing) {
                 // The listener or the channel is closing: nobody can answer this request any more.
+            } catch (RuntimeException failed) {
+                failure = failed;
             }
         }
         try {
@@ -241,7 +256,22 @@ public final class CmEventChannel extends VerbsResource {
             // The requester then learns of it from the destroy below (its REJ) or its own timeout.
         }
         cm.ackEvent(h);
-        cm.destroyId(h.id());
+        CmId passive = registered[0];
+        if (passive == null) {
+            cm.destroyId(h.id());
+        } else {
+            try {
+                passive.close(ClosePolicy.CASCADE);
+            } catch (RuntimeException left) {
+                if (failure == null) {
+                    throw left;
+                }
+                failure.addSuppressed(left);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
         return null;
     }
 

@@ -119,6 +119,44 @@ class CmResourceGraphTest {
 
     // ---- roles and contexts -------------------------------------------------------------------------
 
+    /**
+     * rdma_get_cm_event returned a CONNECT_REQUEST whose link into the graph failed: the first adoption of
+     * librdmacm's context for a wildcard listener, its ibv_query_device failing. Before, the event escaped
+     * unacknowledged with its passive id registered, so nothing could acknowledge it, the listener's
+     * rdma_destroy_id(3) would have blocked forever (the provider refused it), and the requester got no answer.
+     */
+    @Test
+    void aConnectRequestWhoseLinkFailsIsRejectedAcknowledgedAndLeavesTheListenerClosable() throws Exception {
+        CmId listener = serverChannel.createId(CmPortSpace.TCP, "wildcard-listener");
+        listener.bind(new InetSocketAddress(java.net.InetAddress.getByName("::"), serverAddress.getPort()));
+        listener.listen(8);
+        assertThat(listener.context()).as("bound to the wildcard: no context before the first request").isNull();
+        CmId active = clientChannel.createId(CmPortSpace.TCP, "active");
+        active.resolveAddress(null, serverAddress, TIMEOUT);
+        expectAndAck(clientChannel, CmEventType.ADDR_RESOLVED);
+        active.resolveRoute(TIMEOUT);
+        expectAndAck(clientChannel, CmEventType.ROUTE_RESOLVED);
+        DeviceContext ctx = Objects.requireNonNull(active.context());
+        ProtectionDomain pd = ctx.allocateProtectionDomain();
+        CompletionQueue cq = ctx.createCompletionQueue(CompletionQueueSpec.of(16));
+        QueuePair qp = active.createQueuePair(pd, QueuePairSpec.rc(cq, cq, QpCapabilities.of(8, 8)));
+        serverHost.faults().reset();
+        serverHost.faults().failCall("ibv_query_device", 1, Errno.EIO);
+        active.connect(CmConnectionParams.defaults());
+
+        assertThatThrownBy(() -> serverChannel.awaitEvent(TIMEOUT)).isInstanceOfSatisfying(VerbsException.class,
+                e -> assertThat(e.verb()).isEqualTo("ibv_query_device"));
+
+        assertThat(server.resources()).as("no passive id left in the graph").filteredOn(r -> r instanceof CmId)
+                .containsExactly(listener);
+        expectAndAck(clientChannel, CmEventType.REJECTED);
+        listener.close();
+        assertThat(listener.isClosed()).as("a strict close: nothing holds it").isTrue();
+        qp.close();
+        active.close();
+        client.close(List.of(pd, cq), ClosePolicy.STRICT);
+    }
+
     @Test
     void rolesFollowTheVerbsCalledAndTheEventsDeliveredOnBothSides() {
         CmId listener = listening();
