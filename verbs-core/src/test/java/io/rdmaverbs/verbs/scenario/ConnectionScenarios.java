@@ -29,6 +29,7 @@ import io.rdmaverbs.verbs.attr.WcOpcode;
 import io.rdmaverbs.verbs.attr.WcStatus;
 import io.rdmaverbs.verbs.attr.WorkCompletions;
 import io.rdmaverbs.verbs.connection.Connection;
+import io.rdmaverbs.verbs.connection.ConnectionCloseReport;
 import io.rdmaverbs.verbs.connection.ConnectionListener;
 import io.rdmaverbs.verbs.connection.ConnectionRejectedException;
 import io.rdmaverbs.verbs.connection.ConnectionRequest;
@@ -74,7 +75,9 @@ final class ConnectionScenarios {
                 new Scenario("Connections: closing a connection whose peer never answers the DREQ gives up after "
                         + "the disconnect timeout", ConnectionScenarios::peerNeverDisconnects),
                 new Scenario("Connections: closing the server while connects are in flight ends every one and "
-                        + "leaves nothing", ConnectionScenarios::closeWhileEventsArrive));
+                        + "leaves nothing", ConnectionScenarios::closeWhileEventsArrive),
+                new Scenario("Connections: a connection closed before its peer's RTU comes disconnects once more "
+                        + "when its ESTABLISHED is read, and the close ends with the DREP", ConnectionScenarios::closedBeforeTheRtu));
     }
 
     static void exchangeAndClose(ScenarioRun run) throws Exception {
@@ -218,6 +221,54 @@ final class ConnectionScenarios {
             server.close(steps, "server");
         }
         steps.ok("close the server's ids and channel, cascade", () -> serverChannel.close(ClosePolicy.CASCADE));
+    }
+
+    /**
+     * The client is the graph's own CM id and reads its events only once the server's close has called
+     * {@code rdma_disconnect}: its RTU (which librdmacm sends as it reads the REP) comes after that call. The
+     * kernel's CM, not established when the call came, sent no DREQ; the close must disconnect once more when
+     * the ESTABLISHED is read, or it waits its whole bound for a DISCONNECTED that only the destroy would bring.
+     */
+    static void closedBeforeTheRtu(ScenarioRun run) throws Exception {
+        Steps steps = run.steps();
+        CmEventChannel clientChannel = steps.make("rdma_create_event_channel, client",
+                () -> run.verbs().createCmEventChannel("client-events"));
+        try (Connections server = Connections.on(run.verbs(), "server")) {
+            CompletableFuture<Connection> accepted = new CompletableFuture<>();
+            ConnectionListener listener = steps.make("listen", () -> server.listen(
+                    ListenSpec.on(new InetSocketAddress(run.cmAddress(), 0)).raw(),
+                    request -> accepted.complete(request.accept())));
+            CmId id = steps.make("rdma_create_id, client", () -> clientChannel.createId(CmPortSpace.TCP, "client"));
+            steps.ok("rdma_resolve_addr", () -> id.resolveAddress(null, listener.address(), CmScenarios.RESOLVE));
+            CmScenarios.ack(steps, "client", clientChannel, CmEventType.ADDR_RESOLVED);
+            steps.ok("rdma_resolve_route", () -> id.resolveRoute(CmScenarios.RESOLVE));
+            CmScenarios.ack(steps, "client", clientChannel, CmEventType.ROUTE_RESOLVED);
+            CmScenarios.Side client = CmScenarios.Side.on(steps, "client", id);
+            steps.ok("rdma_connect", () -> id.connect(CmConnectionParams.defaults()));
+            // Not recorded: the kernel's server stays CONNECTING until the RTU; the simulator's REP and RTU are one.
+            Connection s = accepted.get(EVENT_WAIT.toSeconds(), TimeUnit.SECONDS);
+
+            long start = System.nanoTime();
+            CompletableFuture<ConnectionCloseReport> closing = CompletableFuture.supplyAsync(() -> s.close(EVENT_WAIT));
+            eventually("the close's rdma_disconnect returned", () -> s.cmId().disconnectSent() || closing.isDone());
+            // Only now does the client read the REP, and so send its RTU.
+            CmScenarios.ack(steps, "client", clientChannel, CmEventType.ESTABLISHED);
+            CmScenarios.ack(steps, "client", clientChannel, CmEventType.DISCONNECTED);
+            steps.ok("rdma_disconnect, client (the DREP)", id::disconnect);
+            ConnectionCloseReport report = closing.get(EVENT_WAIT.toMillis() * 2, TimeUnit.MILLISECONDS);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+            steps.observed("the close's disconnect", report.disconnect().name());
+            assertThat(report.disconnect()).isEqualTo(ConnectionCloseReport.Disconnect.BY_THIS_SIDE);
+            assertThat(took).as("the close ended with the client's DREP, long before its bound")
+                    .isLessThan(EVENT_WAIT.dividedBy(2));
+            assertThat(report.released().isComplete()).isTrue();
+            assertThat(s.state()).isEqualTo(ConnectionState.CLOSED);
+            client.close(steps, "client");
+            steps.ok("rdma_destroy_id, client", id::close);
+            steps.ok("close the listener", listener::close);
+        }
+        steps.ok("rdma_destroy_event_channel, client", clientChannel::close);
     }
 
     static void closeWhileEventsArrive(ScenarioRun run) throws Exception {

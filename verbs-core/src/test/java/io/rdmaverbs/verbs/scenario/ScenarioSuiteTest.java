@@ -25,6 +25,11 @@ import static org.assertj.core.api.Assertions.fail;
 class ScenarioSuiteTest {
 
     static final String DIFFERENTIAL_PROPERTY = "rdma.verbs.differential";
+    /**
+     * Runs only the scenarios whose name contains this text (a guest run of one scenario, many times over,
+     * without the suite's other minutes); unset, every scenario.
+     */
+    static final String ONLY_PROPERTY = "rdma.verbs.scenario.only";
 
     /** The real device's record of each scenario, kept for the differential container. */
     private final Map<String, Differential.Result> kernelRecords = new ConcurrentHashMap<>();
@@ -32,15 +37,25 @@ class ScenarioSuiteTest {
     @TestFactory
     Stream<DynamicContainer> scenarios() {
         List<DynamicContainer> containers = new ArrayList<>();
+        List<Scenario> scenarios = selected();
         for (VerbsTarget target : VerbsTarget.selected()) {
             containers.add(DynamicContainer.dynamicContainer(target.name(),
-                    ScenarioCatalog.all().stream().map(scenario -> scenarioOn(target, scenario))));
+                    scenarios.stream().map(scenario -> scenarioOn(target, scenario))));
         }
         if (Boolean.getBoolean(DIFFERENTIAL_PROPERTY)) {
             containers.add(DynamicContainer.dynamicContainer("kernel and simulator agree step for step",
-                    ScenarioCatalog.all().stream().map(this::differential)));
+                    scenarios.stream().map(this::differential)));
         }
         return containers.stream();
+    }
+
+    private static List<Scenario> selected() {
+        String only = System.getProperty(ONLY_PROPERTY, "");
+        List<Scenario> scenarios = ScenarioCatalog.all().stream().filter(s -> s.name().contains(only)).toList();
+        if (scenarios.isEmpty()) {
+            fail("no scenario's name contains '%s' (%s)", only, ONLY_PROPERTY);
+        }
+        return scenarios;
     }
 
     private DynamicNode scenarioOn(VerbsTarget target, Scenario scenario) {
