@@ -108,8 +108,8 @@ class CmResourceGraphTest {
         queuePairOn(passive);
         passive.accept(CmConnectionParams.defaults());
         request.ack();
-        expectAndAck(serverChannel, CmEventType.ESTABLISHED);
         expectAndAck(clientChannel, CmEventType.ESTABLISHED);
+        expectAndAck(serverChannel, CmEventType.ESTABLISHED);
         return new Connection(active, passive);
     }
 
@@ -187,8 +187,8 @@ class CmResourceGraphTest {
         request.ack();
         assertThat(request.isAcknowledged()).isTrue();
         assertThat(request.type()).as("readable after the ack").isEqualTo(CmEventType.CONNECT_REQUEST);
-        expectAndAck(serverChannel, CmEventType.ESTABLISHED);
         expectAndAck(clientChannel, CmEventType.ESTABLISHED);
+        expectAndAck(serverChannel, CmEventType.ESTABLISHED);
 
         assertThat(active.role()).isEqualTo(CmIdRole.CONNECTED);
         assertThat(passive.role()).isEqualTo(CmIdRole.CONNECTED);

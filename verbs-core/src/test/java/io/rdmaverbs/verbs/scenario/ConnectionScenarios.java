@@ -245,8 +245,8 @@ final class ConnectionScenarios {
             CmScenarios.ack(steps, "client", clientChannel, CmEventType.ROUTE_RESOLVED);
             CmScenarios.Side client = CmScenarios.Side.on(steps, "client", id);
             steps.ok("rdma_connect", () -> id.connect(CmConnectionParams.defaults()));
-            // Not recorded: the kernel's server stays CONNECTING until the RTU; the simulator's REP and RTU are one.
             Connection s = accepted.get(EVENT_WAIT.toSeconds(), TimeUnit.SECONDS);
+            steps.observed("server connection, before the RTU", s.state().name());
 
             long start = System.nanoTime();
             CompletableFuture<ConnectionCloseReport> closing = CompletableFuture.supplyAsync(() -> s.close(EVENT_WAIT));

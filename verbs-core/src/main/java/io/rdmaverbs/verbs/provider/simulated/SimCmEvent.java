@@ -19,10 +19,25 @@ final class SimCmEvent extends SimCmObject implements CmEventHandle {
     private final int status;
     private final byte[] privateData;
     final long dueNanos;
+    /**
+     * For the REP a requester's channel holds until read: what librdmacm's {@code ucma_process_conn_resp}
+     * needs when {@code rdma_get_cm_event} reads it (the answering id, its QP number and device, whether
+     * this side may issue RDMA READs), and then it sends the RTU; null for every other event.
+     */
+    final @Nullable Reply reply;
     boolean returned;
+
+    /** A REP's contents as the requester's QP moves need them; taken at the accept, as the REP carries them. */
+    record Reply(SimCmId passive, int qpNum, @Nullable SimDevice device, boolean initiator) {
+    }
 
     SimCmEvent(CmEventType type, SimCmId id, @Nullable SimCmId listenId, int status, byte[] privateData,
             long dueNanos) {
+        this(type, id, listenId, status, privateData, dueNanos, null);
+    }
+
+    SimCmEvent(CmEventType type, SimCmId id, @Nullable SimCmId listenId, int status, byte[] privateData,
+            long dueNanos, @Nullable Reply reply) {
         super(id.provider, id.serial);
         this.type = type;
         this.id = id;
@@ -30,6 +45,7 @@ final class SimCmEvent extends SimCmObject implements CmEventHandle {
         this.status = status;
         this.privateData = privateData;
         this.dueNanos = dueNanos;
+        this.reply = reply;
     }
 
     /** Whether the event was returned and not acknowledged, and is about {@code cmId}. */

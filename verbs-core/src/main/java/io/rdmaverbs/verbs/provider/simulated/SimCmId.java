@@ -15,9 +15,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class SimCmId extends SimCmObject implements CmIdHandle {
 
-    /** {@code enum rdma_cm_state}, as far as the simulation needs it. */
-    enum State { IDLE, BOUND, ADDR_RESOLVED, ROUTE_RESOLVED, LISTEN, CONNECTING, REQUEST, CONNECTED, DISCONNECTED,
-        REJECTED, UNREACHABLE }
+    /**
+     * {@code enum rdma_cm_state} with the IB CM's state where it matters, as far as the simulation needs it.
+     * {@code ACCEPTED}: a request's id that sent its REP ({@code rdma_accept}) and has no RTU yet (the IB CM's
+     * {@code REP_SENT}): the requester sends the RTU only as its librdmacm reads the REP.
+     */
+    enum State { IDLE, BOUND, ADDR_RESOLVED, ROUTE_RESOLVED, LISTEN, CONNECTING, REQUEST, ACCEPTED, CONNECTED,
+        DISCONNECTED, REJECTED, UNREACHABLE }
 
     final SimCmChannel channel;
     final CmPortSpace portSpace;

@@ -329,9 +329,11 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     }
 
     /**
-     * Sends the REP and, for the active side, the RTU: both QPs (where the ids have one) go through RTR
-     * to RTS with each other's QP number and GID, as librdmacm moves them ({@code ibv_modify_qp}, counted
-     * by the fault plan), and both ids get ESTABLISHED; the active side's carries this private data.
+     * Sends the REP: this id's QP (where both ids have one) goes through RTR to RTS towards the requester's,
+     * as librdmacm's {@code rdma_accept} moves it before the REP ({@code ibv_modify_qp}, counted by the fault
+     * plan), and the id waits for the RTU ({@code ACCEPTED}). The requester's channel gets the REP, with this
+     * private data: its QP moves, its RTU and both ESTABLISHEDs happen only as its {@code rdma_get_cm_event}
+     * reads it ({@link #readReply}), as librdmacm does.
      */
     @Override
     public void accept(CmIdHandle id, CmConnectionParams params) {
@@ -347,19 +349,67 @@ final class SimConnectionVerbs implements ConnectionVerbs {
             if (qp != null) {
                 useLoadedQp(qp, "rdma_accept", "ibv_modify_qp(IBV_QPS_RTR) and its qp_num");
             }
-            if (cmId.qp != null && active.qp != null) {
-                SimConnectionVerbs activeHost = active.provider.cm();
+            SimQp passiveQp = cmId.qp;
+            SimQp activeQp = active.qp;
+            if (passiveQp != null && activeQp != null) {
                 // Each side's responder resources, as the IB CM keeps them: the REP's for the passive side, the
-                // REP's initiator depth for the active one.
-                moveToRts(cmId, active, params.responderResources() > 0);
-                activeHost.moveToRts(active, cmId, params.initiatorDepth() > 0);
+                // REP's initiator depth for the active one (at its read of the REP).
+                moveToRts(cmId, activeQp.qpNum(), Objects.requireNonNull(active.device),
+                        params.responderResources() > 0);
             }
-            cmId.state = SimCmId.State.CONNECTED;
-            active.state = SimCmId.State.CONNECTED;
-            active.channel.enqueue(event(CmEventType.ESTABLISHED, active, null, 0,
-                    padded(params.privateData(), REP_PRIVATE_DATA)));
-            cmId.channel.enqueue(event(CmEventType.ESTABLISHED, cmId, null, 0, new byte[0]));
+            cmId.state = SimCmId.State.ACCEPTED;
+            SimCmEvent.Reply reply = new SimCmEvent.Reply(cmId, passiveQp == null ? -1 : passiveQp.qpNum(),
+                    cmId.device, params.initiatorDepth() > 0);
+            active.channel.enqueue(new SimCmEvent(CmEventType.ESTABLISHED, active, null, 0,
+                    padded(params.privateData(), REP_PRIVATE_DATA), System.nanoTime(), reply));
         });
+    }
+
+    /**
+     * librdmacm's {@code ucma_process_conn_resp}, as {@code rdma_get_cm_event} reads a REP for an id with a QP:
+     * the QP to RTR and RTS towards the answering one, then the RTU (its {@code rdma_accept} on the active id);
+     * the event reads as ESTABLISHED, and only now does the answering id's IB CM become established and its
+     * id get ESTABLISHED. When the moves fail (the QP went to ERR with a disconnect meanwhile, or a fault), the
+     * QP goes to ERR and the event reads as CONNECT_ERROR with status -1 (librdmacm's {@code ERR()}); the
+     * answering id, its REP never answered, gets UNREACHABLE once the IB CM's REP retries end. When the
+     * answering id rejected or left meanwhile, its REJ came after this REP: the RTU's write fails the same way.
+     * Under the network's lock.
+     */
+    private SimCmEvent readReply(SimCmEvent rep, SimCmEvent.Reply reply) {
+        SimCmId active = rep.id;
+        SimCmId passive = reply.passive();
+        boolean answered = active.state == SimCmId.State.CONNECTING && !passive.isGone()
+                && passive.state == SimCmId.State.ACCEPTED;
+        SimQp qp = active.qp;
+        if (answered && qp != null && reply.qpNum() >= 0 && reply.device() != null) {
+            try {
+                moveToRts(active, reply.qpNum(), reply.device(), reply.initiator());
+            } catch (VerbsException moveFailed) {
+                answered = false;
+                if (!passive.isGone() && passive.state == SimCmId.State.ACCEPTED) {
+                    passive.state = SimCmId.State.UNREACHABLE;
+                    passive.channel.enqueue(new SimCmEvent(CmEventType.UNREACHABLE, passive, null,
+                            -Errno.ETIMEDOUT.number(), new byte[0], System.nanoTime() + cmRetryNanos));
+                }
+            }
+        }
+        if (!answered) {
+            if (qp != null) {
+                try {
+                    qps.modifyQp(qp, QpModification.to(QpState.ERR));
+                } catch (VerbsException e) {
+                    // librdmacm's ucma_modify_qp_err ignores its result as well.
+                }
+            }
+            if (active.state == SimCmId.State.CONNECTING) {
+                active.state = SimCmId.State.REJECTED;
+            }
+            return new SimCmEvent(CmEventType.CONNECT_ERROR, active, null, -1, new byte[0], rep.dueNanos);
+        }
+        active.state = SimCmId.State.CONNECTED;
+        passive.state = SimCmId.State.CONNECTED;
+        passive.channel.enqueue(event(CmEventType.ESTABLISHED, passive, null, 0, new byte[0]));
+        return rep;
     }
 
     @Override
@@ -406,7 +456,11 @@ final class SimConnectionVerbs implements ConnectionVerbs {
             } else if (cmId.state == SimCmId.State.DISCONNECTED && !cmId.disconnectSent) {
                 sendDisconnectReply(cmId);
             }
-            cmId.disconnectSent = true;
+            if (cmId.state != SimCmId.State.ACCEPTED) {
+                cmId.disconnectSent = true;
+            }
+            // ACCEPTED: not established, the IB CM has neither a DREQ nor a DREP to send (the kernel's call
+            // succeeds all the same); once the RTU comes, the id is CONNECTED and a disconnect sends the DREQ.
         });
     }
 
@@ -414,7 +468,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
     private static boolean hasIbCmId(SimCmId cmId) {
         return switch (cmId.state) {
             case IDLE, BOUND, ADDR_RESOLVED, ROUTE_RESOLVED, LISTEN -> false;
-            case CONNECTING, REQUEST, CONNECTED, DISCONNECTED, REJECTED, UNREACHABLE -> true;
+            case CONNECTING, REQUEST, ACCEPTED, CONNECTED, DISCONNECTED, REJECTED, UNREACHABLE -> true;
         };
     }
 
@@ -505,6 +559,9 @@ final class SimConnectionVerbs implements ConnectionVerbs {
                 return null;
             }
             ch.queued.removeFirst();
+            if (head.reply != null) {
+                head = readReply(head, head.reply);
+            }
             head.returned = true;
             ch.held.add(head);
             return head;
@@ -746,10 +803,8 @@ final class SimConnectionVerbs implements ConnectionVerbs {
      * remote write always, remote read and atomics only when the side has responder resources (the kernel's
      * {@code cm_init_qp_init_attr}).
      */
-    void moveToRts(SimCmId cmId, SimCmId peer, boolean respondsToReads) {
+    void moveToRts(SimCmId cmId, int remoteQpNum, SimDevice remoteDevice, boolean respondsToReads) {
         SimQp qp = Objects.requireNonNull(cmId.qp);
-        SimQp remote = Objects.requireNonNull(peer.qp);
-        SimDevice remoteDevice = Objects.requireNonNull(peer.device);
         DeviceProfile.Port port = remoteDevice.profile.port(1);
         AddressVector path = port.linkLayer() == LinkLayer.ETHERNET ? AddressVector.roce(1, port.gid(0), 0)
                 : AddressVector.infiniband(1, port.lid());
@@ -757,7 +812,7 @@ final class SimConnectionVerbs implements ConnectionVerbs {
         EnumSet<AccessFlag> access = respondsToReads
                 ? EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)
                 : EnumSet.of(AccessFlag.REMOTE_WRITE);
-        qps.modifyQp(qp, QpModification.readyToReceive(QpType.RC, path, remote.qpNum(), 0,
+        qps.modifyQp(qp, QpModification.readyToReceive(QpType.RC, path, remoteQpNum, 0,
                 cmId.device.profile.port(1).activeMtu()).accessFlags(access));
         qps.modifyQp(qp, QpModification.readyToSend(QpType.RC, 0));
     }
@@ -807,11 +862,20 @@ final class SimConnectionVerbs implements ConnectionVerbs {
             sendDisconnectRequest(cmId);
         } else if (cmId.state == SimCmId.State.DISCONNECTED && !cmId.disconnectSent) {
             sendDisconnectReply(cmId); // the IB CM answers a DREQ for an id being destroyed
-        } else if (cmId.state == SimCmId.State.REQUEST && cmId.peerId != null
-                && cmId.peerId.state == SimCmId.State.CONNECTING && !cmId.peerId.isGone()) {
+        } else if ((cmId.state == SimCmId.State.REQUEST || cmId.state == SimCmId.State.ACCEPTED)
+                && cmId.peerId != null && cmId.peerId.state == SimCmId.State.CONNECTING && !cmId.peerId.isGone()) {
+            // Unanswered, or answered with a REP not yet read: the REJ comes after it (the REP, read, then
+            // fails its RTU: CONNECT_ERROR before this REJECTED).
             SimCmId active = cmId.peerId;
             active.state = SimCmId.State.REJECTED;
             active.channel.enqueue(event(CmEventType.REJECTED, active, null, REJECT_CONSUMER_DEFINED,
+                    new byte[REJ_PRIVATE_DATA]));
+        } else if (cmId.state == SimCmId.State.CONNECTING && cmId.peerId != null && !cmId.peerId.isGone()
+                && cmId.peerId.state == SimCmId.State.ACCEPTED) {
+            // The requester leaves with the REP unread: its IB CM rejects the REP.
+            SimCmId passive = cmId.peerId;
+            passive.state = SimCmId.State.REJECTED;
+            passive.channel.enqueue(event(CmEventType.REJECTED, passive, null, REJECT_CONSUMER_DEFINED,
                     new byte[REJ_PRIVATE_DATA]));
         }
         for (SimCmEvent queued : List.copyOf(cmId.channel.queued)) {

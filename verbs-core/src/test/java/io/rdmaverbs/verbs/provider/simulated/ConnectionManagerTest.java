@@ -108,13 +108,15 @@ class ConnectionManagerTest {
     /** rdma_resolve_addr and rdma_resolve_route, each event acknowledged, as rping's client does. */
     /**
      * Connects the client's {@code active} id to the server's listener on {@code serverChannel} and
-     * accepts the request: the server has acknowledged its CONNECT_REQUEST and ESTABLISHED events.
+     * accepts the request; the client reads the REP (its RTU goes out as it does), then the server its
+     * ESTABLISHED: both sides have acknowledged every event.
      */
-    private CmIdHandle accepted(CmChannelHandle serverChannel, CmIdHandle active) {
+    private CmIdHandle accepted(CmChannelHandle serverChannel, CmChannelHandle clientChannel, CmIdHandle active) {
         client.connect(active, CmConnectionParams.defaults());
         CmEventHandle request = expect(server, serverChannel, CmEventType.CONNECT_REQUEST);
         server.accept(request.id(), CmConnectionParams.defaults());
         server.ackEvent(request);
+        expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
         expectAndAck(server, serverChannel, CmEventType.ESTABLISHED);
         return request.id();
     }
@@ -288,8 +290,7 @@ class ConnectionManagerTest {
         CmChannelHandle clientChannel = client.createEventChannel();
         listening(serverChannel);
         CmIdHandle active = resolved(clientChannel, serverAddress);
-        accepted(serverChannel, active);
-        expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
+        accepted(serverChannel, clientChannel, active);
         long start = System.nanoTime();
 
         client.disconnect(active);
@@ -306,8 +307,7 @@ class ConnectionManagerTest {
         CmChannelHandle clientChannel = client.createEventChannel();
         listening(serverChannel);
         CmIdHandle active = resolved(clientChannel, serverAddress);
-        CmIdHandle passive = accepted(serverChannel, active);
-        expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
+        CmIdHandle passive = accepted(serverChannel, clientChannel, active);
         client.disconnect(active);
         expectAndAck(server, serverChannel, CmEventType.DISCONNECTED);
 
@@ -405,7 +405,7 @@ class ConnectionManagerTest {
         CmChannelHandle clientChannel = client.createEventChannel();
         listening(serverChannel);
         CmIdHandle active = resolved(clientChannel, serverAddress);
-        accepted(serverChannel, active);
+        accepted(serverChannel, clientChannel, active);
 
         client.destroyEventChannel(clientChannel);
 
@@ -589,14 +589,40 @@ class ConnectionManagerTest {
         assertThat(VerbsRig.read(p.buffer(), 0, 4)).isEqualTo("loop");
     }
 
+    /**
+     * As librdmacm and the kernel: the requester's RTU goes out only as its rdma_get_cm_event reads the REP,
+     * so the answering id's ESTABLISHED comes after that read; an rdma_disconnect before it, not established,
+     * sends nothing (the requester gets no DISCONNECTED), and once the RTU came, one sends the DREQ.
+     */
+    @Test
+    void theAnsweringIdIsEstablishedOnlyOnceTheRequesterReadsTheRepAndADisconnectBeforeSendsNothing() {
+        CmChannelHandle serverChannel = server.createEventChannel();
+        CmChannelHandle clientChannel = client.createEventChannel();
+        listening(serverChannel);
+        CmIdHandle active = resolved(clientChannel, serverAddress);
+        client.connect(active, CmConnectionParams.defaults());
+        CmEventHandle request = expect(server, serverChannel, CmEventType.CONNECT_REQUEST);
+        server.accept(request.id(), CmConnectionParams.defaults());
+        server.ackEvent(request);
+        assertThat(server.getEvent(serverChannel, 0)).as("no ESTABLISHED before the requester reads the REP")
+                .isNull();
+
+        server.disconnect(request.id());
+
+        expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
+        expectAndAck(server, serverChannel, CmEventType.ESTABLISHED);
+        assertThat(client.getEvent(clientChannel, 0)).as("the disconnect before the RTU sent no DREQ").isNull();
+        server.disconnect(request.id());
+        expectAndAck(client, clientChannel, CmEventType.DISCONNECTED);
+    }
+
     @Test
     void destroyingAConnectedIdDisconnectsThePeerAndAnUnansweredRequestsIdRejectsTheRequester() {
         CmChannelHandle serverChannel = server.createEventChannel();
         CmChannelHandle clientChannel = client.createEventChannel();
         listening(serverChannel);
         CmIdHandle first = resolved(clientChannel, serverAddress);
-        accepted(serverChannel, first);
-        expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
+        accepted(serverChannel, clientChannel, first);
 
         client.destroyId(first);
         expectAndAck(server, serverChannel, CmEventType.DISCONNECTED);
