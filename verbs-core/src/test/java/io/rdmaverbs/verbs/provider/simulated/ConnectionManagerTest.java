@@ -112,12 +112,18 @@ class ConnectionManagerTest {
      * ESTABLISHED: both sides have acknowledged every event.
      */
     private CmIdHandle accepted(CmChannelHandle serverChannel, CmChannelHandle clientChannel, CmIdHandle active) {
+        CmIdHandle passive = answered(serverChannel, active);
+        expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
+        expectAndAck(server, serverChannel, CmEventType.ESTABLISHED);
+        return passive;
+    }
+
+    /** Connects {@code active} and accepts its request, its CONNECT_REQUEST acknowledged: no REP read yet. */
+    private CmIdHandle answered(CmChannelHandle serverChannel, CmIdHandle active) {
         client.connect(active, CmConnectionParams.defaults());
         CmEventHandle request = expect(server, serverChannel, CmEventType.CONNECT_REQUEST);
         server.accept(request.id(), CmConnectionParams.defaults());
         server.ackEvent(request);
-        expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
-        expectAndAck(server, serverChannel, CmEventType.ESTABLISHED);
         return request.id();
     }
 
@@ -599,20 +605,16 @@ class ConnectionManagerTest {
         CmChannelHandle serverChannel = server.createEventChannel();
         CmChannelHandle clientChannel = client.createEventChannel();
         listening(serverChannel);
-        CmIdHandle active = resolved(clientChannel, serverAddress);
-        client.connect(active, CmConnectionParams.defaults());
-        CmEventHandle request = expect(server, serverChannel, CmEventType.CONNECT_REQUEST);
-        server.accept(request.id(), CmConnectionParams.defaults());
-        server.ackEvent(request);
+        CmIdHandle passive = answered(serverChannel, resolved(clientChannel, serverAddress));
         assertThat(server.getEvent(serverChannel, 0)).as("no ESTABLISHED before the requester reads the REP")
                 .isNull();
 
-        server.disconnect(request.id());
+        server.disconnect(passive);
 
         expectAndAck(client, clientChannel, CmEventType.ESTABLISHED);
         expectAndAck(server, serverChannel, CmEventType.ESTABLISHED);
         assertThat(client.getEvent(clientChannel, 0)).as("the disconnect before the RTU sent no DREQ").isNull();
-        server.disconnect(request.id());
+        server.disconnect(passive);
         expectAndAck(client, clientChannel, CmEventType.DISCONNECTED);
     }
 
