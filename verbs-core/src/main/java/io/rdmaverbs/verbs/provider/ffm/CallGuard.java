@@ -1,6 +1,5 @@
 package io.rdmaverbs.verbs.provider.ffm;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
@@ -64,16 +63,6 @@ final class CallGuard {
     CallGuard(NativeHandle target, CallGuards registry) {
         this.target = target;
         this.registry = registry;
-    }
-
-    /**
-     * {@code memory} as a segment of the global scope, for a guarded call to pass: the linker keeps a
-     * segment's memory alive by acquiring its arena around the call (the cost this guard replaces), a
-     * global segment it passes as it is. The guard keeps the memory alive instead (its owner retires the
-     * guard before freeing it).
-     */
-    static MemorySegment bare(MemorySegment memory) {
-        return MemorySegment.ofAddress(memory.address()).reinterpret(memory.byteSize());
     }
 
     /** The CQ or QP the calls go to. */

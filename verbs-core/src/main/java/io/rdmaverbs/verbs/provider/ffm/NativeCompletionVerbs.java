@@ -191,8 +191,8 @@ final class NativeCompletionVerbs implements CompletionVerbs {
         q.arming().enter();
         int rc;
         try {
-            rc = ex == null ? InlineVerbs.ibv_req_notify_cq(q.reqNotifyCq(), q.pointer(), solicitedOnly ? 1 : 0)
-                    : InlineVerbs.ibv_req_notify_cq_contended(q.reqNotifyCq(), q.pointer(), solicitedOnly ? 1 : 0);
+            rc = ex == null ? InlineVerbs.ibv_req_notify_cq(q.reqNotifyCq(), q.objectAddress(), solicitedOnly ? 1 : 0)
+                    : InlineVerbs.ibv_req_notify_cq_contended(q.reqNotifyCq(), q.objectAddress(), solicitedOnly ? 1 : 0);
         } finally {
             q.arming().exit();
         }

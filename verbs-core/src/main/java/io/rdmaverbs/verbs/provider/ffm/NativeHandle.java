@@ -15,18 +15,25 @@ abstract sealed class NativeHandle implements Handle
 
     private final NativeVerbsProvider provider;
     private final MemorySegment pointer;
+    private final long address;
     private final String description;
     private volatile boolean destroyed;
 
     NativeHandle(NativeVerbsProvider provider, String structName, MemorySegment pointer) {
         this.provider = provider;
         this.pointer = pointer;
+        this.address = pointer.address();
         this.description = structName + "@0x" + Long.toHexString(pointer.address());
     }
 
     /** The C object's address as a zero-length segment, as downcalls take it. */
     final MemorySegment pointer() {
         return pointer;
+    }
+
+    /** The C object's address, as the data path's downcalls take it ({@link InlineVerbs}); {@link #pointer()} as a long. */
+    final long objectAddress() {
+        return address;
     }
 
     final boolean createdBy(NativeVerbsProvider candidate) {

@@ -24,7 +24,7 @@ final class NativeWorkCompletions implements WorkCompletions {
     private final CallBindings<Bound> bindings = new CallBindings<>();
 
     /** What a poll of one CQ passes, under {@code guard}: the CQ and this buffer by bare address. */
-    record Bound(CallGuard guard, MemorySegment cqPointer, MemorySegment entries) implements CallBindings.Binding {
+    record Bound(CallGuard guard, long cqPointer, long entries) implements CallBindings.Binding {
     }
 
     NativeWorkCompletions(int capacity) {
@@ -62,7 +62,7 @@ final class NativeWorkCompletions implements WorkCompletions {
         }
         Bound b = bindings.find(cq);
         if (b == null) {
-            b = new Bound(cq.calls().open(cq), cq.pointer(), CallGuard.bare(entries));
+            b = new Bound(cq.calls().open(cq), cq.objectAddress(), entries.address());
             bindings.add(b);
         }
         return b;

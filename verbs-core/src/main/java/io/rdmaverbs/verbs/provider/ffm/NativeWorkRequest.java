@@ -41,12 +41,12 @@ abstract sealed class NativeWorkRequest implements WorkRequest permits NativeSen
      * What a post to one QP or SRQ passes, under {@code guard}: the queue, the request (or a chain's head)
      * and its out-slots by bare address.
      */
-    record Bound(CallGuard guard, MemorySegment qpPointer, MemorySegment wr, MemorySegment badWr)
+    record Bound(CallGuard guard, long qpPointer, long wr, long badWr)
             implements CallBindings.Binding {
 
         /** A new guard on {@code queue} and the bare addresses of what a post to it passes. */
         static Bound open(NativeHandle queue, CallGuards calls, MemorySegment wr, MemorySegment badWr) {
-            return new Bound(calls.open(queue), queue.pointer(), CallGuard.bare(wr), CallGuard.bare(badWr));
+            return new Bound(calls.open(queue), queue.objectAddress(), wr.address(), badWr.address());
         }
     }
 

@@ -140,7 +140,8 @@ class NativeDataPathTest {
     @Test
     void armingFailuresOfTwoThreadsAtOnceEachReportTheirOwnErrno() throws Exception {
         // Global, as a CQ libibverbs allocated is: this test's arena is confined to its thread.
-        MemorySegment cqObject = CallGuard.bare(device.object(IbvCq.LAYOUT));
+        MemorySegment object = device.object(IbvCq.LAYOUT);
+        MemorySegment cqObject = MemorySegment.ofAddress(object.address()).reinterpret(object.byteSize());
         NativeCq failing = new NativeCq(provider, cqObject, context, 16, null, function("fake_poll_cq"),
                 function("fake_req_notify_cq_fails"));
         int rounds = 50_000;
