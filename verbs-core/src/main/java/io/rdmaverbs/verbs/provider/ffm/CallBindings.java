@@ -23,12 +23,24 @@ final class CallBindings<B extends CallBindings.Binding> {
     private static final Binding[] NONE = {};
 
     private volatile Binding[] bindings = NONE;
+    /*
+     * The binding found last, tried first: a buffer or request is used with one CQ or QP at a time, and the
+     * data path then reads this one field instead of the array and its element. Read and written without
+     * order (a racing caller's find may overwrite it): a binding is immutable and the only one on its target
+     * until retireAll, whose retired guard refuses every call, so a stale hint can name nothing else.
+     */
+    private @Nullable Binding last;
 
     /** The binding on {@code target}, or null: the caller binds one under its monitor. */
     @SuppressWarnings("unchecked")
     @Nullable B find(NativeHandle target) {
+        Binding hint = last;
+        if (hint != null && hint.guard().target() == target) {
+            return (B) hint;
+        }
         for (Binding b : bindings) {
             if (b.guard().target() == target) {
+                last = b;
                 return (B) b;
             }
         }
@@ -49,6 +61,7 @@ final class CallBindings<B extends CallBindings.Binding> {
     void retireAll() {
         Binding[] all = bindings;
         bindings = NONE;
+        last = null;
         for (Binding b : all) {
             b.guard().retire();
         }
