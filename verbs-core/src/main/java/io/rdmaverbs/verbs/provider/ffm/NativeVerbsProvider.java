@@ -271,10 +271,12 @@ public final class NativeVerbsProvider implements VerbsProvider {
 
     /** {@code handle} as this provider's handle of the given kind, destroyed or not. */
     <H extends NativeHandle> H identify(Handle handle, Class<H> kind) {
-        if (!(handle instanceof NativeHandle h) || !h.createdBy(this) || !kind.isInstance(handle)) {
+        // The kind first: every kind is a final class, so this is one class comparison, and it implies
+        // NativeHandle (the data path identifies a handle on every call).
+        if (!kind.isInstance(handle) || !kind.cast(handle).createdBy(this)) {
             throw new IllegalArgumentException("handle " + handle.describe() + " was not created by the native "
                     + "provider");
         }
-        return kind.cast(h);
+        return kind.cast(handle);
     }
 }
