@@ -36,6 +36,8 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
     private final MemorySegment base;
     private final MemorySegment badWr;
     private final NativeWorkRequest[] slots;
+    /** The slots' class, {@link NativeSendWr} or {@link NativeRecvWr}: what a post checks the chain is. */
+    private final Class<? extends NativeWorkRequest> slotKind;
     private final CallBindings<NativeWorkRequest.Bound> bindings = new CallBindings<>();
     private int length;
 
@@ -57,6 +59,7 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
         for (int i = 0; i < capacity; i++) {
             slots[i].linkTo(i + 1 < capacity ? slots[i + 1] : null);
         }
+        this.slotKind = slots[0].getClass();
         length(0);
     }
 
@@ -86,6 +89,11 @@ final class NativeWrChain<W extends WorkRequest> implements WorkRequestChain<W> 
     @Override
     public int length() {
         return length;
+    }
+
+    /** Whether the slots are {@code kind}'s: a send or a receive chain. */
+    boolean holds(Class<? extends NativeWorkRequest> kind) {
+        return slotKind == kind;
     }
 
     /** Slot {@code index} as the provider's own request class. */
