@@ -3,7 +3,7 @@
 
 usage: report.py RESULTS_DIR > report.md
 
-Reads what is there (hotpath.json, hotpath-c.txt, guest/lifecycle*.{json,txt}, scale.json, heap.txt,
+Reads what is there (hotpath.json, hotpath-c.txt, guest/lifecycle*.{json,txt}, scale.json, graph-walk-c.txt, heap.txt,
 spring.json, spring-heap.txt, machine.txt) and prints one table per benchmark. Every figure is a median over all measurement
 iterations of all forks; the error is JMH's 99.9% confidence half-width (for the C programs, the
 same statistic computed here).
@@ -116,41 +116,42 @@ def hotpath(results):
         return
     cross = columns(results / "hotpath-c.txt", 1)
     print(f"### Hot path (host, {cpu(results)}): ns per call, median ± 99.9% error\n")
-    print("| call | C (JMH) | C (clock_gettime) | FFM floor, bare addresses | FFM floor, as the binding passes memory "
-          "| provider SPI | project API | provider / C | API / C (goal ≤ 1.2) | API − C (ns) | API B/op |")
+    print("| call | C (JMH) | C (clock_gettime) | FFM floor, bare segments | shared-arena floor (issue 20's) "
+          "| FFM floor as the binding passes (longs) | provider SPI | project API | API − shared-arena floor "
+          "(goal ≤ 1 poll, notify; ≤ 3 posts) | API / C | API B/op |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for op, label in OPS:
         c = runs.get(f"CLoop.{op}")
         g = runs.get(f"RawDowncall.{op}[scope=global]")
-        # The binding's own arrangement: memory in shared arenas, a post's errno slot inside its request.
+        # Issue 20's yardstick: memory in shared arenas, a post's errno slot inside its request.
         s = runs.get(f"RawDowncall.{op}[scope=sharedErrnoInRequest]")
+        lng = runs.get(f"LongAddresses.{op}Longs")
         p = runs.get(f"ProviderCalls.{op}")
         a = runs.get(f"ApiCalls.{op}")
         cc = cross.get(op)
         cc_cell = f"{fmt(statistics.median(cc))} ± {fmt(error(cc))}" if cc else "n/a"
-        ratio_p = fmt(p.median / c.median) if p and c else "n/a"
+        over = fmt(a.median - s.median, 1) if a and s else "n/a"
         ratio_a = fmt(a.median / c.median) if a and c else "n/a"
-        gap = fmt(a.median - c.median, 1) if a and c else "n/a"
         alloc = fmt(a.alloc, 3) if a and a.alloc is not None else "n/a"
-        print(f"| {label} | {cell(c)} | {cc_cell} | {cell(g)} | {cell(s)} | {cell(p)} | {cell(a)} "
-              f"| {ratio_p} | **{ratio_a}** | {gap} | {alloc} |")
+        print(f"| {label} | {cell(c)} | {cc_cell} | {cell(g)} | {cell(s)} | {cell(lng)} | {cell(p)} | {cell(a)} "
+              f"| **{over}** | {ratio_a} | {alloc} |")
     print()
     allocs = [(n, r.alloc) for n, r in runs.items() if r.alloc is not None]
     if allocs:
         worst = max(allocs, key=lambda x: x[1])
         print(f"Allocation (`-prof gc`, gc.alloc.rate.norm): at most {fmt(worst[1], 3)} B/op over all "
               f"{len(allocs)} hot-path benchmarks (largest: `{worst[0]}`).\n")
-    scopes = [("global", "bare addresses"), ("shared", "shared-arena request, errno in a per-thread slot (the binding before 4c3cbab)"),
-              ("sharedErrnoInRequest", "shared-arena request, errno slot inside the request's arena (as the binding)")]
-    if any(f"ErrnoCapture.postSendCaptured[scope={k}]" in runs for k, _ in scopes):
-        print("FFM floor of one post_send, by the memory passed and errno capture (ns per call):\n")
-        print("| memory passed | errno captured | errno not captured | `RawDowncall.postRecv` (captured) |")
-        print("| --- | ---: | ---: | ---: |")
+    scopes = [("global", "bare addresses"), ("shared", "shared-arena request, errno in a per-thread slot"),
+              ("sharedErrnoInRequest", "shared-arena request, errno slot inside the request's arena")]
+    if any(n.startswith("ErrnoCapture.") for n in runs):
+        print("FFM floor of one post, by the memory passed and errno capture (ns per call; the binding captures "
+              "none on the data path since 2026-12-03, and passes longs since 2026-12-08):\n")
+        print("| memory passed | post_send, errno captured | not captured | post_recv, errno captured | not captured |")
+        print("| --- | ---: | ---: | ---: | ---: |")
         for k, label in scopes:
-            cap = runs.get(f"ErrnoCapture.postSendCaptured[scope={k}]")
-            plain = runs.get(f"ErrnoCapture.postSendPlain[scope={k}]")
-            recv = runs.get(f"RawDowncall.postRecv[scope={k}]")
-            print(f"| {label} | {cell(cap)} | {cell(plain)} | {cell(recv)} |")
+            cells = [cell(runs.get(f"ErrnoCapture.{m}[scope={k}][verb={v}]"))
+                     for v in ("post_send", "post_recv") for m in ("postCaptured", "postPlain")]
+            print(f"| {label} | " + " | ".join(cells) + " |")
         print()
     chains(runs, cpu(results))
 
@@ -160,11 +161,11 @@ def chains(runs, cpu_model):
     if not any(n.startswith("BatchCalls.") for n in runs):
         return
     print(f"### 16-WR chains ({cpu_model}): ns per WR, median ± 99.9% error\n")
-    print("| chain | C | raw FFM floor | provider SPI | project API | floor / C | API / floor | API / C (goal ≤ 1.5) |")
+    print("| chain | C | raw FFM floor (no errno) | provider SPI | project API | floor / C | API / floor | API / C (goal ≤ 1.5) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for kind in ("Send", "Recv"):
         c = runs.get(f"BatchCalls.c{kind}Chain")
-        f = runs.get(f"BatchCalls.raw{kind}Chain")
+        f = runs.get(f"BatchCalls.raw{kind}ChainNoErrno")
         p = runs.get(f"BatchCalls.provider{kind}Chain")
         a = runs.get(f"BatchCalls.api{kind}Chain")
         ratio = lambda x, y: fmt(x.median / y.median) if x and y else "n/a"
@@ -310,10 +311,31 @@ def scale(results):
                               ("GraphQueries.listedResourcesNamed", "its other half: a list made once, named"),
                               ("GraphLifecycle.populate", "create the resources"),
                               ("GraphLifecycle.cascadeClose", "cascade teardown")], "resources", "operation")
+    walk = columns(results / "graph-walk-c.txt", 2, key_columns=2)
+    if walk:
+        graph_walk(walk)
     if (results / "heap.txt").exists():
         print("### Heap retained per resource (after full GC): bytes, median of rounds\n")
         heap_tables(results / "heap.txt", "provider", " resources",
                     "Largest growth per resource, {} provider, {} resources")
+
+
+def graph_walk(walk):
+    """graph_walk.c: "<placement> <n> <ns per resource>" lines -> a row per placement, a column per n."""
+    sizes = sorted({int(k.split()[1]) for k in walk})
+    print("The same walk in C (`graph_walk.c`: resource, ref, name, bytes; "
+          "as many bytes per resource as the graph retains): ns per resource, median ± 99.9% error\n")
+    print("| placement | " + " | ".join(f"{s:,} resources" for s in sizes) + " | largest / smallest |")
+    print("| --- | " + " | ".join("---:" for _ in sizes) + " | ---: |")
+    for placement in ("in-order", "scattered"):
+        v = {s: walk.get(f"{placement} {s}") for s in sizes}
+        if not any(v.values()):
+            continue
+        cells = [f"{fmt(statistics.median(v[s]))} ± {fmt(error(v[s]))}" if v[s] else "n/a" for s in sizes]
+        growth = (fmt(statistics.median(v[sizes[-1]]) / statistics.median(v[sizes[0]]))
+                  if v[sizes[0]] and v[sizes[-1]] else "n/a")
+        print(f"| {placement} | " + " | ".join(cells) + f" | {growth}× |")
+    print()
 
 
 def spring(results):

@@ -7,8 +7,8 @@
 #   lifecycle  create/destroy pairs through the project vs lifecycle.c: in the soft-RoCE guest on
 #              rxe0 (tools/softroce/run.sh, one boot, C before and after Java), and on this host
 #              over the fake provider (what the Java side costs without emulation)
-#   scale      on this host: the resource graph at 1k/10k/100k on the simulated provider, and the
-#              heap retained per resource
+#   scale      on this host: the resource graph at 1k/10k/100k on the simulated provider, the same
+#              walk in C over as much memory (graph_walk.c), and the heap retained per resource
 #   spring     on this host: the starter on the simulated provider: its health over 1k/10k/100k
 #              resources, SpringApplication.run and context.close() with 0-1,000 declared resources,
 #              and the heap retained per declared resource
@@ -110,6 +110,8 @@ scale() {
   local heap_args
   echo "== resource graph at scale (host, simulated provider) =="
   jmh 'io.rdmaverbs.benchmarks.scale.*' -prof gc -rf json -rff "$out/scale.json" "${extra[@]}"
+  # The same walk as listedResourcesNamed in C, over as much memory: what the machine does to it.
+  if [ "$quick" = 1 ]; then "$native/graph_walk" 2 1000,10000; else "$native/graph_walk" 5; fi > "$out/graph-walk-c.txt"
   # rounds, then the sizes as one comma-separated argument
   # shellcheck disable=SC2054
   if [ "$quick" = 1 ]; then heap_args=(1 1000,10000); else heap_args=(3 1000,10000,100000); fi

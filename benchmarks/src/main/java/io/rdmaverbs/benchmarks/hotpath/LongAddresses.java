@@ -25,9 +25,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The bare floor's downcalls with their pointer arguments passed as {@code long}s instead of
- * segments (LP64: a C pointer and a {@code long} travel in the same register), beside the same calls
- * on bare segments: what the linker's per-argument segment checks cost.
+ * The floor of the binding as it passes memory since 2026-12-08: {@link RawDowncall}'s bare-address
+ * downcalls with their pointer arguments passed as {@code long}s (LP64: a C pointer and a {@code long}
+ * travel in the same register), beside the same calls on bare segments (no errno captured in either,
+ * as the binding links these verbs): what the linker's per-argument segment checks cost. One post stands
+ * for both (the same shape).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
